@@ -1,0 +1,43 @@
+"""One module per CLI. AGENTS maps a name to its agent; the command line's choices and
+recipe validation come from its keys."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from .claude import Claude
+from .copilot import Copilot
+
+# Canonical events a recipe may name; each agent maps the ones it has to native keys.
+CANONICAL_EVENTS = (
+    "pre_tool", "post_tool", "post_tool_failure", "session_start", "session_end",
+    "prompt_submit", "stop", "subagent_start", "subagent_stop", "pre_compact",
+    "permission_request", "notification", "error", "prompt_transformed",
+)
+
+AGENTS = {agent.name: agent for agent in (Copilot(), Claude())}
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One hook entry in the agent's native config."""
+
+    key: str  # names the entry in the instrumented hook's sidecar
+    native: str  # native event key, e.g. preToolUse, PreToolUse
+    command: str
+    timeout_s: float | None
+    matcher: str | None
+
+
+def hook_command(python: str, hook_path: Path, key: str) -> str:
+    # -S -E -s: no site, no PYTHON* env, no user site: the fastest start and the same
+    # interpreter behaviour wherever the hook runs.
+    return " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(hook_path), key))
+
+
+def write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,69 @@
+"""Claude Code (`@anthropic-ai/claude-code`): Anthropic messages against the scripted model."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+UA_RE = re.compile(r"claude-cli/(\d+\.\d+\.\d+\S*)")
+AI_AGENT_RE = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)")
+
+
+class Claude:
+    name = "claude"
+    package = "@anthropic-ai/claude-code"
+    dialect = "anthropic"
+    events = {
+        "pre_tool": "PreToolUse", "post_tool": "PostToolUse",
+        "post_tool_failure": "PostToolUseFailure", "session_start": "SessionStart",
+        "session_end": "SessionEnd", "prompt_submit": "UserPromptSubmit", "stop": "Stop",
+        "subagent_start": "SubagentStart", "subagent_stop": "SubagentStop",
+        "pre_compact": "PreCompact", "permission_request": "PermissionRequest",
+        "notification": "Notification",
+    }
+    pascal_events = events
+
+    def binary_path(self, prefix: Path) -> Path:
+        return prefix / "node_modules" / ".bin" / "claude"
+
+    def prepare_install(self, prefix: Path) -> None:
+        pass
+
+    def native_event(self, canonical: str, casing: str = "native") -> str | None:
+        return self.events.get(canonical)
+
+    def write_hooks(self, workspace: Path, registrations) -> list[Path]:
+        from . import write_json
+        hooks: dict[str, list] = {}
+        for r in registrations:
+            entry = {"type": "command", "command": r.command}
+            if r.timeout_s is not None:
+                entry["timeout"] = r.timeout_s
+            hooks.setdefault(r.native, []).append(
+                {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [entry]})
+        path = workspace / ".claude" / "settings.json"
+        write_json(path, {"hooks": hooks})
+        return [path]
+
+    def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
+        return {
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}",
+            "ANTHROPIC_API_KEY": "probe-offline-placeholder",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+        }
+
+    def argv(self, prefix: Path, prompt: str) -> list[str]:
+        return [str(self.binary_path(prefix)), "-p", prompt,
+                "--allowedTools", "Bash,Write,Edit,Read"]
+
+    def executed_version(self, invocations, requests) -> tuple[str | None, str]:
+        for req in requests:
+            m = UA_RE.search(req.get("user_agent") or "")
+            if m:
+                return m.group(1), "model request User-Agent"
+        for inv in invocations:
+            m = AI_AGENT_RE.search((inv.get("env") or {}).get("AI_AGENT", ""))
+            if m:
+                return ".".join(m.groups()), "hook env AI_AGENT"
+        return None, "neither a model request nor a hook reported the version"

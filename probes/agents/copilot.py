@@ -1,0 +1,94 @@
+"""GitHub Copilot CLI (`@github/copilot`): BYOK offline mode against the scripted model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from ..errors import HarnessError
+
+
+class Copilot:
+    name = "copilot"
+    package = "@github/copilot"
+    dialect = "openai"  # chat completions; COPILOT_PROVIDER_TYPE=anthropic switches
+    # canonical -> native camelCase key, and the PascalCase alias where one exists
+    events = {
+        "pre_tool": "preToolUse", "post_tool": "postToolUse",
+        "post_tool_failure": "postToolUseFailure", "session_start": "sessionStart",
+        "session_end": "sessionEnd", "prompt_submit": "userPromptSubmitted",
+        "stop": "agentStop", "subagent_start": "subagentStart", "subagent_stop": "subagentStop",
+        "pre_compact": "preCompact", "permission_request": "permissionRequest",
+        "notification": "notification", "error": "errorOccurred",
+        "prompt_transformed": "userPromptTransformed",
+    }
+    pascal_events = {
+        "pre_tool": "PreToolUse", "post_tool": "PostToolUse",
+        "post_tool_failure": "PostToolUseFailure", "session_start": "SessionStart",
+        "session_end": "SessionEnd", "prompt_submit": "UserPromptSubmit", "stop": "Stop",
+        "subagent_start": "SubagentStart", "subagent_stop": "SubagentStop",
+        "pre_compact": "PreCompact", "permission_request": "PermissionRequest",
+        "notification": "Notification",
+    }
+
+    def binary_path(self, prefix: Path) -> Path:
+        return prefix / "node_modules" / ".bin" / "copilot"
+
+    def prepare_install(self, prefix: Path) -> None:
+        """Let the launcher unpack its package once into a seed HOME. Runs then link their
+        ~/.cache/copilot/pkg to it: no 190 MB unpack per run, and the only package the
+        launcher can find is this version's (it runs the newest one it finds)."""
+        home = prefix / "seed-home"
+        home.mkdir()
+        env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+               "COPILOT_AUTO_UPDATE": "false", "XDG_CACHE_HOME": str(home / ".cache")}
+        try:
+            subprocess.run([str(self.binary_path(prefix)), "--version"], env=env,
+                           capture_output=True, timeout=120, check=True)
+        except (OSError, subprocess.SubprocessError) as e:
+            raise HarnessError(f"copilot did not start after install ({e}): see npm output") from None
+
+    def native_event(self, canonical: str, casing: str = "native") -> str | None:
+        table = self.pascal_events if casing == "pascal" else self.events
+        return table.get(canonical)
+
+    def write_hooks(self, workspace: Path, registrations) -> list[Path]:
+        from . import write_json
+        hooks: dict[str, list] = {}
+        for r in registrations:
+            entry = {"type": "command", "bash": r.command}
+            if r.timeout_s is not None:
+                entry["timeoutSec"] = r.timeout_s
+            if r.matcher is not None:
+                entry["matcher"] = r.matcher
+            hooks.setdefault(r.native, []).append(entry)
+        path = workspace / ".github" / "hooks" / "probe.json"
+        write_json(path, {"version": 1, "hooks": hooks})
+        return [path]
+
+    def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
+        seed = prefix / "seed-home" / ".cache" / "copilot" / "pkg"
+        if seed.is_dir():
+            link = home / ".cache" / "copilot" / "pkg"
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(seed)
+        return {
+            "COPILOT_HOME": str(home / ".copilot"),
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1",
+            "COPILOT_PROVIDER_API_KEY": "probe-offline-placeholder",
+            "COPILOT_MODEL": "probe-model",
+            "COPILOT_ALLOW_ALL": "true",  # exactly "true": also trusts the folder, so repo hooks load
+            "COPILOT_AUTO_UPDATE": "false",
+        }
+
+    def argv(self, prefix: Path, prompt: str) -> list[str]:
+        return [str(self.binary_path(prefix)), "-p", prompt, "--allow-all-tools", "--no-auto-update"]
+
+    def executed_version(self, invocations, requests) -> tuple[str | None, str]:
+        for inv in invocations:
+            v = (inv.get("env") or {}).get("COPILOT_CLI_BINARY_VERSION")
+            if v:
+                return v, "hook env COPILOT_CLI_BINARY_VERSION"
+        return None, "no hook ran: nothing reported the version"

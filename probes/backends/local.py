@@ -1,0 +1,70 @@
+"""The local backend: the runner on this host, inside private network, PID and mount
+namespaces when `unshare` allows it (loopback only; every process of the run dies with the
+runner), else on the host network, and the evidence says which."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from ..errors import HarnessError
+
+GRACE_S = 30  # beyond the plan's budget, before the runner itself is presumed stuck
+
+
+@functools.cache
+def isolation_prefix() -> tuple[str, ...]:
+    """The `unshare` command that gives a private network and PID namespace, or () if this
+    host cannot make one (no unshare, no user namespaces, a restrictive container)."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return ()
+    cmd = [unshare, "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
+    if os.geteuid() != 0:
+        cmd.insert(1, "--map-root-user")
+    try:
+        ok = subprocess.run([*cmd, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return tuple(cmd) if ok else ()
+
+
+class LocalBackend:
+    name = "local"
+
+    def python(self) -> str:
+        return sys.executable
+
+    def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
+        prefix = isolation_prefix()
+        plan = {**plan, "bring_up_loopback": bool(prefix)}
+        plan_path = run_dir / "plan.json"
+        plan_path.write_text(json.dumps(plan))
+        argv = [*prefix, self.python(), "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)]
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=open(run_dir / "runner.err", "wb"), start_new_session=True)
+        try:
+            proc.wait(timeout=plan["budget_s"] + GRACE_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise HarnessError(f"the runner did not finish within {plan['budget_s'] + GRACE_S:.0f}s; see {run_dir}/runner.err") from None
+        except BaseException:  # Ctrl-C or SIGTERM: the runner cleans up, then we leave
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            raise
+        result_path = Path(plan["result"])
+        if not result_path.exists():
+            err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
+            raise HarnessError(f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
+        return json.loads(result_path.read_text()), "isolated" if prefix else "host"

@@ -1,0 +1,139 @@
+"""The command line: parse, call, print. Errors become one line and an exit code here alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+
+from tabulate import tabulate
+
+from . import __version__
+from .errors import ProbeError
+
+
+def cmd_run(args) -> int:
+    from .run import probe
+    for n in range(args.repeat):
+        ev, path = probe(args.spec, args.recipe, Path(args.results), args.backend)
+        if args.json:
+            print(ev.to_json(), end="")
+        else:
+            print(summary(ev, path))
+    return 0
+
+
+def summary(ev, path: Path) -> str:
+    version = ev.executed_version or "unknown"
+    if ev.version_mismatch:
+        version += f"   <-- MISMATCH: asked for {ev.requested_version}"
+    obs = ", ".join(f"{k}={_short(v)}" for k, v in ev.observations.items()
+                    if not isinstance(v, (dict, list)))
+    rows = [
+        ("agent", ev.agent),
+        ("requested", ev.requested_version),
+        ("executed", version),
+        ("recipe", ev.recipe),
+        ("outcome", ev.outcome),
+        ("observations", obs),
+        ("invocations", ", ".join(f"{k} {v}" for k, v in ev.invocations_by_event.items()) or "none"),
+        ("model requests", ev.model_request_count),
+        ("wall", f"{ev.cli.wall_s:.2f}s" + (" (budget hit)" if ev.cli.timed_out else "")),
+        ("network", f"{ev.network} ({ev.backend})"),
+        ("evidence", str(path)),
+    ]
+    return tabulate(rows, tablefmt="plain")
+
+
+def _short(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def cmd_list(args) -> int:
+    from .recipes import load_all
+    rows = [{"name": r.name, "question": r.question, "agents": r.agents,
+             "events": r.canonical_events(), "control": r.control, "control_of": r.control_of,
+             "classifier": r.classifier} for r in load_all().values()]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(tabulate([(r["name"], ",".join(r["agents"]), r["control"] or f"(control of {r['control_of']})",
+                         r["question"]) for r in rows],
+                       headers=["recipe", "agents", "control", "question"]))
+    return 0
+
+
+def cmd_versions(args) -> int:
+    from .agents import AGENTS
+    from .install import installed_versions
+    from .spec import published
+    if args.agent not in AGENTS:
+        from .errors import InputError
+        raise InputError(f"unknown agent {args.agent!r}: choose one of {', '.join(sorted(AGENTS))}")
+    agent = AGENTS[args.agent]
+    pub = published(agent.package)
+    cached = set(installed_versions(agent))
+    rows = [{"version": v, "latest": v == pub.latest, "cached": v in cached,
+             "prerelease": "-" in v} for v in pub.versions]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(tabulate([(r["version"], "latest" if r["latest"] else "", "cached" if r["cached"] else "",
+                         "pre-release" if r["prerelease"] else "") for r in rows],
+                       headers=["version", "", "", ""]))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
+    p.add_argument("--version", action="version", version=f"probe {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run one recipe against one CLI version")
+    r.add_argument("spec", metavar="AGENT@VERSION", help="e.g. copilot@1.0.92, claude@latest")
+    r.add_argument("recipe", help="recipe name (see `probe list`)")
+    r.add_argument("--backend", choices=["local"], default="local")
+    r.add_argument("--results", default="results", help="evidence directory (default: ./results)")
+    r.add_argument("--json", action="store_true", help="print the evidence record on stdout")
+    r.add_argument("--repeat", type=int, default=1, help="run the probe N times")
+    r.set_defaults(func=cmd_run)
+
+    ls = sub.add_parser("list", help="recipes, with the agents each applies to")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=cmd_list)
+
+    v = sub.add_parser("versions", help="published versions of an agent, and which are cached")
+    v.add_argument("agent")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=cmd_versions)
+    return p
+
+
+class _Usage(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
+    p.error = lambda message: (_ for _ in ()).throw(_Usage(message))  # one line, exit 2
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        args = p.parse_args(argv)
+        if getattr(args, "repeat", 1) < 1:
+            raise _Usage("--repeat must be at least 1")
+        return args.func(args)
+    except _Usage as e:
+        print(f"probe: {e} (see probe --help)", file=sys.stderr)
+        return 2
+    except ProbeError as e:
+        print(f"probe: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("probe: interrupted; no evidence written for the unfinished probe", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The evidence record (CONTRACT.md): models, and the one atomic way it is written."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from .errors import HarnessError
+
+SCHEMA_VERSION = 1
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Invocation(Record):
+    event: str  # the native key the hook was registered under
+    canonical_event: str
+    payload: Any = None
+    stdin_raw: str | None = None
+    stdin_eof: bool | None = None
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    pid: int
+    started_at: str
+    start_offset_s: float  # seconds after the CLI started
+    ended_at: str | None  # null when it never ended on its own
+    died_offset_s: float | None  # when the process was seen gone, however it ended
+    duration_s: float | None
+    exit_code: int | None
+    killed_by_signal: str | None
+    killed_by: str | None  # "self", "cli" or "harness" when killed
+    signals_received: list[str]
+    output: str | None
+    stderr: str | None
+    grandchild: dict | None = None  # a process the hook left behind, and its fate
+
+
+class ModelRequest(Record):
+    seq: int
+    offset_s: float
+    method: str
+    path: str
+    model: str | None
+    tools: list[str]
+    messages: list[dict]  # [{"role", "text"}], each text bounded
+    reply: dict | None
+
+
+class CliRun(Record):
+    argv: list[str]
+    exit_code: int | None
+    exit_signal: str | None
+    wall_s: float
+    timed_out: bool
+    budget_s: float
+    stdout_tail: str
+    stderr_tail: str
+
+
+class Evidence(Record):
+    schema_version: int = SCHEMA_VERSION
+    agent: str
+    requested_version: str
+    executed_version: str | None
+    executed_version_source: str
+    version_mismatch: bool
+    recipe: str
+    question: str
+    control: str | None
+    control_of: str | None
+    backend: str
+    network: str
+    harness_version: str
+    started_at: str
+    platform: str
+    outcome: str
+    observations: dict[str, Any]
+    hooks: list[dict]  # what was registered: canonical, native, timeout, behaviour
+    invocations: list[Invocation]
+    invocation_count: int
+    invocations_by_event: dict[str, int]
+    model_requests: list[ModelRequest]
+    model_request_count: int
+    cli: CliRun
+    cleanup: dict[str, Any]
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def evidence_path(results: Path, ev: Evidence) -> Path:
+    version = ev.executed_version or f"unknown-{ev.requested_version}"
+    return results / ev.agent / version / f"{ev.recipe}.json"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same directory and rename: readers see the old
+    file or the new one, never half of one."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as e:
+        raise HarnessError(f"cannot write evidence {path}: {e.strerror}; check --results") from None
+
+
+def check_writable(results: Path) -> None:
+    """Fail before a probe runs, not after, when results cannot be written."""
+    probe = results
+    while not probe.exists():
+        probe = probe.parent
+    if not os.access(probe, os.W_OK | os.X_OK) or not probe.is_dir():
+        from .errors import InputError
+        raise InputError(f"results directory {results} is not writable: choose another with --results")

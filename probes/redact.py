@@ -1,0 +1,50 @@
+"""Redaction (CONTRACT.md): credentials never reach results/ or logs; their presence does."""
+
+from __future__ import annotations
+
+import re
+
+REDACTED = "<redacted>"
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|COOKIE|AUTH", re.I)
+SECRET_VALUE = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"gh[pousr]_[A-Za-z0-9]{8,}"  # GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_
+    r"|github_pat_[A-Za-z0-9_]{8,}"
+    r"|sk-(?:ant-)?[A-Za-z0-9_-]{8,}"  # OpenAI / Anthropic keys
+    r"|xox[abposr]-[A-Za-z0-9-]{8,}"  # Slack
+    r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*"  # JWT
+    r")")
+MIN_KNOWN_SECRET = 6  # shorter values are too likely to occur by chance in other text
+
+
+def secret_name(name: str) -> bool:
+    return bool(SECRET_NAME.search(name))
+
+
+def known_secrets(*envs: dict) -> set[str]:
+    """Values of secret-named variables: scrubbed wherever else they appear."""
+    return {v for env in envs for k, v in (env or {}).items()
+            if secret_name(k) and isinstance(v, str) and len(v) >= MIN_KNOWN_SECRET}
+
+
+def redact_text(text: str, secrets: set[str] = frozenset()) -> str:
+    for s in sorted(secrets, key=len, reverse=True):
+        text = text.replace(s, REDACTED)
+    return SECRET_VALUE.sub(REDACTED, text)
+
+
+def redact_env(env: dict, secrets: set[str] = frozenset()) -> dict:
+    return {k: (REDACTED if secret_name(k) or SECRET_VALUE.search(v or "") else redact_text(v, secrets))
+            for k, v in sorted((env or {}).items())}
+
+
+def redact(value, secrets: set[str] = frozenset()):
+    """Every string in a JSON-like value, recursively; env-like keys by name too."""
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {k: (REDACTED if secret_name(str(k)) and isinstance(v, str) and v else redact(v, secrets))
+                for k, v in value.items()}
+    return value

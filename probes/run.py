@@ -1,0 +1,321 @@
+"""One probe, from spec to evidence:
+
+    resolve -> install -> workspace -> plan -> backend (model server + CLI) -> collect
+            -> classify -> redact -> write
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import __version__, install, recipes, spec
+from .agents import AGENTS, Registration, hook_command
+from .backends import BACKENDS
+from .classify import CLASSIFIERS, Session
+from .errors import InputError
+from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writable,
+                       evidence_path, write_atomic)
+from .redact import known_secrets, redact, redact_env, redact_text
+
+RUNNER_FILES = ("runner.py", "model.py", "hook.py")
+TEXT_LIMIT = 4000  # characters kept of each model message and each output tail
+INVOCATION_SAMPLE = 50  # invocations kept in the evidence; the count is always exact
+BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+PASSED_ENV = ("LANG", "LC_ALL", "TZ")  # the only variables taken from the caller
+
+
+@dataclass
+class RunDirs:
+    root: Path
+
+    def __post_init__(self):
+        for d in (self.workspace, self.home, self.bin, self.records, self.tmp):
+            d.mkdir(parents=True, exist_ok=True)
+
+    workspace = property(lambda self: self.root / "workspace")
+    home = property(lambda self: self.root / "home")
+    bin = property(lambda self: self.root / "bin")
+    records = property(lambda self: self.root / "records")
+    tmp = property(lambda self: self.root / "tmp")
+
+
+def iso(t: float | None) -> str | None:
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------- resolve and install
+
+
+def resolve(spec_text: str) -> tuple[object, str, str]:
+    """(agent, requested version, exact version). An installed exact version needs no
+    registry round trip; anything else is checked against the registry."""
+    s = spec.parse_spec(spec_text, AGENTS)
+    agent = AGENTS[s.agent]
+    if s.version != "latest" and install.installed(agent, s.version):
+        return agent, s.version, s.version
+    return agent, s.version, spec.resolve(s, agent.package)
+
+
+def load_recipe(name: str, agent) -> recipes.Recipe:
+    recipe = recipes.get(name)
+    if agent.name not in recipe.agents:
+        raise InputError(f"recipe {name!r} does not apply to {agent.name} (it applies to {', '.join(recipe.agents)})")
+    return recipe
+
+
+# ---------------------------------------------------------------- workspace and plan
+
+
+def workspace(run: RunDirs) -> None:
+    """A fresh git repository with one commit, as a user's project would be."""
+    env = {"PATH": BASE_PATH, "HOME": str(run.home), "GIT_CONFIG_NOSYSTEM": "1"}
+    (run.workspace / "README.md").write_text("probe workspace\n")
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                ["git", "-c", "user.name=probe", "-c", "user.email=probe@localhost",
+                 "commit", "-q", "-m", "probe workspace"]):
+        subprocess.run(cmd, cwd=run.workspace, env=env, check=True, capture_output=True)
+
+
+def register_hooks(agent, recipe, run: RunDirs, python: str) -> tuple[list[Registration], dict]:
+    regs, sidecar = [], {}
+    for n, hook in enumerate(recipe.hooks):
+        native = agent.native_event(hook.event, hook.casing)
+        if native is None:
+            raise InputError(f"recipe {recipe.name!r}: {agent.name} has no {hook.casing} event for {hook.event!r}")
+        key = f"{n}-{hook.event}"
+        regs.append(Registration(key, native, hook_command(python, run.bin / "hook.py", key),
+                                 hook.timeout_s, hook.matcher))
+        sidecar[key] = {"event": native, "canonical": hook.event,
+                        "behavior": hook.behavior.model_dump(exclude_defaults=True)}
+    (run.bin / "hook.json").write_text(json.dumps({"records": str(run.records), "hooks": sidecar}))
+    agent.write_hooks(run.workspace, regs)
+    return regs, sidecar
+
+
+def marker_path(step, index: int) -> str | None:
+    if step.tool == "shell":
+        return f"probe-marker-{index}.txt"
+    if step.tool == "create_file":
+        return step.path or f"probe-created-{index}.txt"
+    return step.path
+
+
+def script(recipe) -> list[dict]:
+    out = []
+    for i, step in enumerate(recipe.turns):
+        s = step.model_dump(exclude_none=True)
+        if step.tool == "shell" and step.command is None:
+            s["command"] = f"echo ran > {marker_path(step, i)}"
+        if step.tool == "create_file":
+            s["path"] = marker_path(step, i)
+        out.append(s)
+    return out
+
+
+def plan(agent, prefix: Path, recipe, run: RunDirs) -> dict:
+    node_dir = os.path.dirname(shutil.which("node") or "/usr/bin/node")
+    env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+    env.update({
+        "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
+        "HOME": str(run.home),
+        "TMPDIR": str(run.tmp),
+        "XDG_CONFIG_HOME": str(run.home / ".config"),
+        "XDG_CACHE_HOME": str(run.home / ".cache"),
+        "XDG_DATA_HOME": str(run.home / ".local" / "share"),
+        "XDG_STATE_HOME": str(run.home / ".local" / "state"),
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "GIT_CONFIG_NOSYSTEM": "1",
+    })
+    env.update(agent.session_env(prefix, run.home))
+    env.update(recipe.env)
+    return {
+        "argv": agent.argv(prefix, recipe.prompt),
+        "env": env,
+        "cwd": str(run.workspace),
+        "budget_s": recipe.budget_s,
+        "run_id": uuid.uuid4().hex,
+        "script": script(recipe),
+        "records": str(run.records),
+        "model_log": str(run.root / "model.jsonl"),
+        "stdout": str(run.root / "cli.stdout"),
+        "stderr": str(run.root / "cli.stderr"),
+        "result": str(run.root / "result.json"),
+    }
+
+
+# ---------------------------------------------------------------- collect
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]:
+    """Hook records joined with what the runner saw of each process's death."""
+    deaths = {int(p): t for p, t in result["hook_deaths"].items()}
+    left = set(result["alive_at_cli_exit"])
+    t0 = result["started_at"]
+    out = []
+    for path in sorted(run.records.glob("*.json"), key=lambda p: int(p.name.split("-")[0])):
+        rec = json.loads(path.read_text())
+        pid = rec["pid"]
+        died = deaths.get(pid)
+        caught = rec.get("killed_by_signal")
+        if rec.get("crashed_with"):
+            signal_name, killed_by = rec["crashed_with"], "self"
+        elif rec.get("ended_at") and not caught:
+            signal_name, killed_by = None, None
+        else:  # a caught signal, or no end at all: an uncatchable SIGKILL
+            signal_name = caught or "SIGKILL"
+            killed_by = "harness" if pid in left else "cli"
+        gc = None
+        if rec.get("grandchild_pid"):
+            g = rec["grandchild_pid"]
+            gd = deaths.get(g)
+            gc = {"pid": g, "alive_at_cli_exit": g in left,
+                  "died_offset_s": round(gd - t0, 3) if gd and g not in left else None,
+                  "killed_by": "harness" if g in left else ("cli" if gd else None)}
+        ended = rec.get("ended_at") if killed_by is None else None
+        out.append({
+            "event": rec["event"],
+            "canonical_event": sidecar.get(rec["key"], {}).get("canonical", rec["event"]),
+            "key": rec["key"],
+            "payload": rec.get("payload"),
+            "stdin_raw": rec.get("stdin_raw"),
+            "stdin_eof": rec.get("stdin_eof"),
+            "argv": rec["argv"],
+            "cwd": rec["cwd"],
+            "env": rec["env"],
+            "pid": pid,
+            "started_at": iso(rec["started_at"]),
+            "start_offset_s": round(rec["started_at"] - t0, 3),
+            "ended_at": iso(ended),
+            "died_offset_s": round(died - t0, 3) if died else None,
+            "duration_s": round((ended or died) - rec["started_at"], 3) if (ended or died) else None,
+            "exit_code": rec.get("exit_code") if killed_by is None else None,
+            "killed_by_signal": signal_name,
+            "killed_by": killed_by,
+            "signals_received": [s["signal"] for s in rec.get("signals", [])],
+            "output": rec.get("output"),
+            "stderr": rec.get("stderr"),
+            "grandchild": gc,
+            "_started": rec["started_at"],
+            "_died": ended or died,
+        })
+    return out
+
+
+def collect_markers(recipe, run: RunDirs) -> list[dict]:
+    out = []
+    for i, step in enumerate(recipe.turns):
+        if step.tool is None:
+            continue
+        rel = marker_path(step, i)
+        p = run.workspace / rel if rel else None
+        at = p.stat().st_mtime_ns / 1e9 if p and p.exists() else None
+        out.append({"step": i, "kind": step.tool, "path": rel, "at": at})
+    return out
+
+
+def tail(path: Path) -> str:
+    if not path.exists():
+        return ""
+    return path.read_text(errors="replace")[-TEXT_LIMIT:]
+
+
+# ---------------------------------------------------------------- evidence
+
+
+def build_evidence(agent, requested: str, recipe, backend: str, network: str, plan_: dict,
+                   result: dict, invocations: list[dict], requests: list[dict], regs,
+                   sidecar: dict, outcome: str, observations: dict, run: RunDirs) -> Evidence:
+    executed, source = agent.executed_version(invocations, requests)
+    secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in invocations))
+    t0 = result["started_at"]
+    by_event: dict[str, int] = {}
+    for inv in invocations:
+        by_event[inv["event"]] = by_event.get(inv["event"], 0) + 1
+    kept = [Invocation(**{**{k: v for k, v in inv.items() if not k.startswith("_") and k != "key"},
+                          "env": redact_env(inv["env"], secrets)})
+            for inv in invocations[:INVOCATION_SAMPLE]]
+    reqs = [ModelRequest(seq=r["seq"], offset_s=round(r["t"] - t0, 3), method=r["method"],
+                         path=r["path"], model=r.get("model"), tools=r["tools"], reply=r.get("reply"),
+                         messages=[{"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
+                                   for m in r["messages"]])
+            for r in requests]
+    ev = Evidence(
+        agent=agent.name,
+        requested_version=requested,
+        executed_version=executed,
+        executed_version_source=source,
+        version_mismatch=executed != plan_["_version"],
+        recipe=recipe.name,
+        question=recipe.question,
+        control=recipe.control,
+        control_of=recipe.control_of,
+        backend=backend,
+        network=network,
+        harness_version=__version__,
+        started_at=iso(t0),
+        platform=f"{platform.system()}-{platform.machine()}",
+        outcome=outcome,
+        observations=observations,
+        hooks=[{"canonical": sidecar[r.key]["canonical"], "native": r.native, "timeout_s": r.timeout_s,
+                "matcher": r.matcher, "behavior": sidecar[r.key]["behavior"]} for r in regs],
+        invocations=kept,
+        invocation_count=len(invocations),
+        invocations_by_event=by_event,
+        model_requests=reqs,
+        model_request_count=len(requests),
+        cli=CliRun(argv=[Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
+                   exit_code=result["exit_code"], exit_signal=result["exit_signal"],
+                   wall_s=result["wall_s"], timed_out=result["timed_out"],
+                   budget_s=plan_["budget_s"], stdout_tail=tail(Path(plan_["stdout"])),
+                   stderr_tail=tail(Path(plan_["stderr"]))),
+        cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]),
+                 "killed_by_harness": len(result["harness_killed"])},
+    )
+    # One pass over everything that will be written: no credential leaves this function.
+    return Evidence(**redact(json.loads(ev.model_dump_json()), secrets))
+
+
+def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local") -> tuple[Evidence, Path]:
+    agent, requested, version = resolve(spec_text)
+    recipe = load_recipe(recipe_name, agent)
+    backend = BACKENDS[backend_name]
+    check_writable(results)
+    prefix = install.install(agent, version)
+    with tempfile.TemporaryDirectory(prefix="probe-run-") as tmp:
+        run = RunDirs(Path(tmp))
+        for name in RUNNER_FILES:
+            shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
+        workspace(run)
+        regs, sidecar = register_hooks(agent, recipe, run, backend.python())
+        plan_ = plan(agent, prefix, recipe, run)
+        result, network = backend.run(run.root, plan_)
+        plan_["_version"] = version
+        invocations = collect_invocations(run, sidecar, result)
+        requests = read_jsonl(Path(plan_["model_log"]))
+        session = Session(recipe=recipe, invocations=invocations, requests=requests,
+                          markers=collect_markers(recipe, run), cli=result,
+                          hook_specs={r.key: recipe.hooks[int(r.key.split("-")[0])] for r in regs})
+        outcome, observations = CLASSIFIERS[recipe.classifier](session)
+        ev = build_evidence(agent, requested, recipe, backend.name, network, plan_, result,
+                            invocations, requests, regs, sidecar, outcome, observations, run)
+    path = evidence_path(results, ev)
+    write_atomic(path, ev.to_json())
+    return ev, path

@@ -1,0 +1,137 @@
+"""The instrumented hook: one file, standard library only, copied into every run.
+
+    python3 hook.py KEY
+
+KEY names a registration in hook.json beside this file: {"records": DIR, "hooks": {KEY:
+{"event": NATIVE_EVENT, "behavior": {...}}}}. Each invocation writes one record,
+DIR/<start ns>-<pid>.json, rewritten atomically as it learns more: at start (argv, cwd, env,
+pid), after stdin, on a signal, and at the end. A hook that is killed keeps what it had.
+
+Behaviour keys (all optional): read_stdin (default true), grandchild (leave a process in its
+own session), ignore_sigterm, seconds (sleep), hang (sleep forever), signal (kill itself),
+stdout (text, or an object printed as JSON), stderr, exit_code.
+"""
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EOF_WAIT_S = 0.5  # after a complete JSON document, how long to wait for end of input
+
+record: dict = {}
+record_path = ""
+
+
+def save() -> None:
+    tmp = record_path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(record, f)
+    os.replace(tmp, record_path)
+
+
+def read_stdin() -> tuple[bytes, bool]:
+    """Read stdin until EOF, or until it holds a complete JSON document and no more arrives
+    for EOF_WAIT_S (a CLI that never closes stdin must not hang the probe)."""
+    fd = sys.stdin.fileno()
+    data = b""
+    while True:
+        try:
+            json.loads(data)
+            wait = EOF_WAIT_S
+        except ValueError:
+            wait = 5.0
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            return data, False
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data, True
+        data += chunk
+
+
+def on_signal(signum, _frame) -> None:
+    name = signal.Signals(signum).name
+    record.setdefault("signals", []).append({"signal": name, "at": time.time()})
+    save()
+    if signum == signal.SIGTERM and record.get("_ignore_sigterm"):
+        return
+    record["killed_by_signal"] = name
+    record["ended_at"] = time.time()
+    save()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def leave_grandchild() -> int:
+    """A sleeper in its own session, outside the hook's process group."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    return child.pid
+
+
+def main() -> int:
+    global record, record_path
+    started = time.time()
+    key = sys.argv[1] if len(sys.argv) > 1 else ""
+    with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    entry = config["hooks"].get(key, {})
+    behavior = entry.get("behavior") or {}
+    record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
+    record = {"key": key, "event": entry.get("event", key), "argv": sys.argv, "cwd": os.getcwd(),
+              "env": dict(os.environ), "pid": os.getpid(), "ppid": os.getppid(),
+              "pgid": os.getpgid(0), "started_at": started, "ended_at": None,
+              "stdin_raw": None, "stdin_eof": None, "payload": None, "output": None,
+              "stderr": None, "exit_code": None, "killed_by_signal": None,
+              "_ignore_sigterm": bool(behavior.get("ignore_sigterm"))}
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    save()
+
+    if behavior.get("read_stdin", True):
+        raw, eof = read_stdin()
+        text = raw.decode("utf-8", "replace")
+        record["stdin_eof"] = eof
+        try:
+            record["payload"] = json.loads(text)
+        except ValueError:
+            record["stdin_raw"] = text
+        record["stdin_read_at"] = time.time()
+        save()
+    if behavior.get("grandchild"):
+        record["grandchild_pid"] = leave_grandchild()
+        save()
+    if behavior.get("seconds"):
+        time.sleep(float(behavior["seconds"]))
+    while behavior.get("hang"):
+        time.sleep(3600)
+    if behavior.get("signal"):
+        record["crashed_with"] = behavior["signal"]
+        save()
+        os.kill(os.getpid(), getattr(signal, behavior["signal"]))
+
+    out = behavior.get("stdout")
+    if out is not None and not isinstance(out, str):
+        out = json.dumps(out)
+    record["output"] = out
+    record["stderr"] = behavior.get("stderr")
+    record["exit_code"] = int(behavior.get("exit_code", 0))
+    record["ended_at"] = time.time()
+    save()
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    if record["stderr"]:
+        sys.stderr.write(record["stderr"])
+        sys.stderr.flush()
+    return record["exit_code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""`AGENT@VERSION` specs and the npm registry: published versions and nearest neighbours."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from .errors import HarnessError, InputError
+
+SPEC_RE = re.compile(r"^(?P<agent>[a-z][a-z0-9-]*)@(?P<version>latest|\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$")
+REGISTRY_TIMEOUT_S = 60
+
+
+@dataclass(frozen=True)
+class Spec:
+    agent: str
+    version: str  # as asked: exact or "latest"
+
+    def __str__(self) -> str:
+        return f"{self.agent}@{self.version}"
+
+
+def parse_spec(text: str, agents) -> Spec:
+    m = SPEC_RE.match(text)
+    if not m:
+        raise InputError(f"malformed spec {text!r}: expected AGENT@VERSION, e.g. copilot@1.0.92 or claude@latest")
+    if m["agent"] not in agents:
+        raise InputError(f"unknown agent {m['agent']!r}: choose one of {', '.join(sorted(agents))}")
+    return Spec(m["agent"], m["version"])
+
+
+def npm() -> str:
+    path = shutil.which("npm")
+    if not path:
+        raise InputError("npm not found on PATH: install Node.js and npm (https://nodejs.org) and retry")
+    return path
+
+
+@dataclass(frozen=True)
+class Published:
+    versions: list[str]  # in registry order (publication order)
+    latest: str
+
+
+def published(package: str) -> Published:
+    """Ask the registry npm is configured for (so proxies and CA settings apply)."""
+    try:
+        proc = subprocess.run([npm(), "view", package, "versions", "dist-tags", "--json"],
+                              capture_output=True, text=True, timeout=REGISTRY_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"npm registry did not answer within {REGISTRY_TIMEOUT_S}s for {package}: check network or npm config registry") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise HarnessError(f"npm view {package} failed ({last}): check network or npm config registry")
+    data = json.loads(proc.stdout)
+    return Published(list(data["versions"]), data["dist-tags"]["latest"])
+
+
+def _key(v: str):
+    try:
+        return Version(v)
+    except InvalidVersion:
+        return Version("0")
+
+
+def nearest(version: str, versions: list[str]) -> tuple[str | None, str | None]:
+    """The published versions just below and just above `version` (releases first)."""
+    target = _key(version)
+    releases = [v for v in versions if not _key(v).is_prerelease] or versions
+    below = [v for v in releases if _key(v) < target]
+    above = [v for v in releases if _key(v) > target]
+    return (max(below, key=_key) if below else None, min(above, key=_key) if above else None)
+
+
+def resolve(spec: Spec, package: str) -> str:
+    """The exact version to install: `latest` resolved, an exact one checked as published."""
+    pub = published(package)
+    if spec.version == "latest":
+        return pub.latest
+    if spec.version in pub.versions:
+        return spec.version
+    near = [v for v in nearest(spec.version, pub.versions) if v]
+    hint = f"nearest: {', '.join(near)}" if near else "see `probe versions " + spec.agent + "`"
+    raise InputError(f"{spec.agent} {spec.version} is not published; {hint}")
