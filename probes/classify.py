@@ -1,36 +1,32 @@
 """Classifiers: from what a session left behind to an outcome label and named observations.
 
-Each takes a Session and returns (outcome, observations). Every observation a classifier
+Each takes a session: the evidence record's hooks, invocations, model_requests,
+side_effects and cli (so committed evidence can be classified again), and returns
+(outcome, observations). Every observation a classifier
 reports is always present; "not observed" is an explicit None or False, never a missing key.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 SENTINEL_RE = re.compile(r"PROBE-[A-Z0-9-]+")
 
 
-@dataclass
-class Session:
-    """What one probe session left behind, before redaction."""
-
-    recipe: object  # recipes.Recipe
-    invocations: list[dict]  # evidence-shaped invocation dicts, in start order
-    requests: list[dict]  # model requests with full message texts
-    markers: list[dict]  # per tool step: {"step", "kind", "path", "at" (mtime or None)}
-    cli: dict  # runner result
-    hook_specs: dict = field(default_factory=dict)  # registration key -> recipes.Hook
+SESSION_KEYS = ("hooks", "invocations", "model_requests", "side_effects", "cli")
 
 
-def first(session: Session, canonical: str) -> dict | None:
-    return next((i for i in session.invocations if i["canonical_event"] == canonical), None)
+def first(session: dict, canonical: str) -> dict | None:
+    return next((i for i in session["invocations"] if i["canonical_event"] == canonical), None)
 
 
-def tool_ran(session: Session, step: int = 0) -> bool:
-    marks = [m for m in session.markers if m["step"] == step]
-    return bool(marks and marks[0]["at"] is not None)
+def hook_spec(session: dict, canonical: str) -> dict | None:
+    return next((h for h in session["hooks"] if h["canonical"] == canonical), None)
+
+
+def side_effect_at(session: dict, step: int = 0) -> float | None:
+    """When the tool of scripted step `step` left its side effect (seconds after CLI start)."""
+    return next((m["offset_s"] for m in session["side_effects"] if m["step"] == step), None)
 
 
 def hook_end(inv: dict | None) -> str | None:
@@ -42,48 +38,46 @@ def hook_end(inv: dict | None) -> str | None:
     return None if inv["exit_code"] is None else f"exit {inv['exit_code']}"
 
 
-def sentinels(spec) -> list[str]:
-    """Sentinel words a recipe's hook prints, to look for in later model requests."""
-    b = spec.behavior
-    text = " ".join(str(x) for x in (b.stdout, b.stderr) if x)
+def sentinels(hook: dict | None) -> list[str]:
+    """Sentinel words a hook prints, to look for in later model requests."""
+    b = (hook or {}).get("behavior") or {}
+    text = " ".join(str(b.get(k)) for k in ("stdout", "stderr") if b.get(k))
     return sorted(set(SENTINEL_RE.findall(text)))
 
 
-def find_in_requests(session: Session, words: list[str], after: float | None) -> dict:
-    """Did a model request that started after `after` contain each word, and where?"""
-    where: dict[str, list[str]] = {}
-    for req in session.requests:
-        if after is not None and req["t"] < after:
+def find_in_requests(session: dict, words: list[str], after: float | None) -> dict:
+    """Did a model request made after `after` contain each word, and where (by role)?"""
+    where: dict[str, set[str]] = {w: set() for w in words}
+    for req in session["model_requests"]:
+        if after is not None and req["offset_s"] < after:
             continue
-        for msg in req["messages"]:
-            for w in words:
-                if w in msg["text"] and msg["role"] not in where.setdefault(w, []):
-                    where[w].append(msg["role"])
-    found = {w: sorted(where.get(w, [])) for w in words}
+        for w in words:
+            where[w].update(req["sentinels"].get(w, []))
+    found = {w: sorted(r) for w, r in where.items()}
     return {"reached": bool(words) and all(found.values()), "where": found}
 
 
 def pretool_liveness(session: Session):
     """A pre-tool hook that misbehaves (hangs, crashes): does the tool run anyway?"""
     inv = first(session, "pre_tool")
-    ran = tool_ran(session)
-    spec = next((s for s in session.hook_specs.values() if s.event == "pre_tool"), None)
-    marker_at = session.markers[0]["at"] if session.markers else None
+    effect = side_effect_at(session)
+    ran = effect is not None
+    spec = hook_spec(session, "pre_tool")
     obs = {
         "tool_ran": ran,
         "hook_fired": inv is not None,
         "hook_exit": hook_end(inv),
         "hook_killed": bool(inv and inv["killed_by"] == "cli"),
         "hook_killed_by": inv["killed_by"] if inv else None,
-        "hook_timeout_s": spec.timeout_s if spec else None,
-        "tool_delay_s": round(marker_at - inv["_started"], 3) if inv and marker_at else None,
-        "hook_lifetime_s": round(inv["_died"] - inv["_started"], 3) if inv and inv["_died"] else None,
-        "session_timed_out": session.cli["timed_out"],
+        "hook_timeout_s": spec["timeout_s"] if spec else None,
+        "tool_delay_s": round(effect - inv["start_offset_s"], 3) if inv and ran else None,
+        "hook_lifetime_s": inv["duration_s"] if inv else None,
+        "session_timed_out": session["cli"]["timed_out"],
     }
     if inv is None:
         return "no-hook", obs
     failed = inv["killed_by"] is not None or inv["exit_code"] not in (0, None)
-    if session.cli["timed_out"] and not ran:
+    if session["cli"]["timed_out"] and not ran:
         return "held", obs
     if not failed:
         return ("allowed" if ran else "denied"), obs
@@ -94,10 +88,9 @@ def pretool_decision(session: Session):
     """A pre-tool hook answers (exit code, JSON): is the tool denied, and does the reason
     reach the model?"""
     inv = first(session, "pre_tool")
-    ran = tool_ran(session)
-    spec = next((s for s in session.hook_specs.values() if s.event == "pre_tool"), None)
-    words = sentinels(spec) if spec else []
-    seen = find_in_requests(session, words, inv["_started"] if inv else None)
+    ran = side_effect_at(session) is not None
+    seen = find_in_requests(session, sentinels(hook_spec(session, "pre_tool")),
+                            inv["start_offset_s"] if inv else None)
     obs = {
         "tool_ran": ran,
         "hook_fired": inv is not None,
@@ -121,20 +114,20 @@ def payload(session: Session):
     """Record the payload of every event in a session with one shell call."""
     inv = first(session, "pre_tool")
     by_event: dict[str, list[str]] = {}
-    for i in session.invocations:
+    for i in session["invocations"]:
         if isinstance(i["payload"], dict):
             by_event.setdefault(i["event"], sorted(i["payload"]))
     pl = inv["payload"] if inv and isinstance(inv["payload"], dict) else {}
     args_key = next((k for k in ("toolArgs", "tool_input", "toolInput") if k in pl), None)
     obs = {
-        "tool_ran": tool_ran(session),
+        "tool_ran": side_effect_at(session) is not None,
         "fields": sorted(pl),
         "tool_name": pl.get("toolName", pl.get("tool_name")),
-        "tool_args_key": args_key,
+        "tool_args_field": args_key,
         "tool_args_type": value_type(pl.get(args_key)) if args_key else None,
         "timestamp_type": value_type(pl.get("timestamp")),
         "fields_by_event": by_event,
-        "event_order": [i["event"] for i in session.invocations],
+        "event_order": [i["event"] for i in session["invocations"]],
     }
     return ("recorded" if pl else "not-recorded"), obs
 

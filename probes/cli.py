@@ -68,7 +68,7 @@ def cmd_list(args) -> int:
 def cmd_versions(args) -> int:
     from .agents import AGENTS
     from .install import installed_versions
-    from .spec import published
+    from .spec import is_prerelease, published
     if args.agent not in AGENTS:
         from .errors import InputError
         raise InputError(f"unknown agent {args.agent!r}: choose one of {', '.join(sorted(AGENTS))}")
@@ -76,7 +76,7 @@ def cmd_versions(args) -> int:
     pub = published(agent.package)
     cached = set(installed_versions(agent))
     rows = [{"version": v, "latest": v == pub.latest, "cached": v in cached,
-             "prerelease": "-" in v} for v in pub.versions]
+             "prerelease": is_prerelease(v)} for v in pub.versions]
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -32,7 +32,7 @@ class Invocation(Record):
     started_at: str
     start_offset_s: float  # seconds after the CLI started
     ended_at: str | None  # null when it never ended on its own
-    died_offset_s: float | None  # when the process was seen gone, however it ended
+    gone_offset_s: float | None  # when the process was seen gone, however it ended
     duration_s: float | None
     exit_code: int | None
     killed_by_signal: str | None
@@ -49,8 +49,10 @@ class ModelRequest(Record):
     method: str
     path: str
     model: str | None
+    user_agent: str
     tools: list[str]
-    messages: list[dict]  # [{"role", "text"}], each text bounded
+    sentinels: dict[str, list[str]]  # PROBE-... words in the full text -> roles they were in
+    messages: list[dict]  # [{"role", "chars", "text"}], each text bounded
     reply: dict | None
 
 
@@ -89,6 +91,7 @@ class Evidence(Record):
     invocations_by_event: dict[str, int]
     model_requests: list[ModelRequest]
     model_request_count: int
+    side_effects: list[dict]  # files the scripted tool steps left: {"step", "kind", "path", "offset_s"}
     cli: CliRun
     cleanup: dict[str, Any]
 

@@ -38,13 +38,18 @@ def redact_env(env: dict, secrets: set[str] = frozenset()) -> dict:
             for k, v in sorted((env or {}).items())}
 
 
+ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
 def redact(value, secrets: set[str] = frozenset()):
-    """Every string in a JSON-like value, recursively; env-like keys by name too."""
+    """Every string in a JSON-like value, recursively; under environment-style keys
+    (UPPER_CASE) a secret-looking name hides the value too."""
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, list):
         return [redact(v, secrets) for v in value]
     if isinstance(value, dict):
-        return {k: (REDACTED if secret_name(str(k)) and isinstance(v, str) and v else redact(v, secrets))
+        return {k: (REDACTED if ENV_NAME.match(str(k)) and secret_name(str(k)) and isinstance(v, str) and v
+                    else redact(v, secrets))
                 for k, v in value.items()}
     return value

@@ -20,11 +20,11 @@ from pathlib import Path
 from . import __version__, install, recipes, spec
 from .agents import AGENTS, Registration, hook_command
 from .backends import BACKENDS
-from .classify import CLASSIFIERS, Session
+from .classify import CLASSIFIERS, SENTINEL_RE
 from .errors import InputError
 from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writable,
                        evidence_path, write_atomic)
-from .redact import known_secrets, redact, redact_env, redact_text
+from .redact import known_secrets, redact, redact_env
 
 RUNNER_FILES = ("runner.py", "model.py", "hook.py")
 TEXT_LIMIT = 4000  # characters kept of each model message and each output tail
@@ -190,6 +190,7 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
                   "died_offset_s": round(gd - t0, 3) if gd and g not in left else None,
                   "killed_by": "harness" if g in left else ("cli" if gd else None)}
         ended = rec.get("ended_at") if killed_by is None else None
+        gone = ended or died
         out.append({
             "event": rec["event"],
             "canonical_event": sidecar.get(rec["key"], {}).get("canonical", rec["event"]),
@@ -204,8 +205,8 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
             "started_at": iso(rec["started_at"]),
             "start_offset_s": round(rec["started_at"] - t0, 3),
             "ended_at": iso(ended),
-            "died_offset_s": round(died - t0, 3) if died else None,
-            "duration_s": round((ended or died) - rec["started_at"], 3) if (ended or died) else None,
+            "gone_offset_s": round(gone - t0, 3) if gone else None,
+            "duration_s": round(gone - rec["started_at"], 3) if gone else None,
             "exit_code": rec.get("exit_code") if killed_by is None else None,
             "killed_by_signal": signal_name,
             "killed_by": killed_by,
@@ -213,21 +214,36 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
             "output": rec.get("output"),
             "stderr": rec.get("stderr"),
             "grandchild": gc,
-            "_started": rec["started_at"],
-            "_died": ended or died,
         })
     return out
 
 
-def collect_markers(recipe, run: RunDirs) -> list[dict]:
+def collect_side_effects(recipe, run: RunDirs, t0: float) -> list[dict]:
+    """The files the scripted tool steps left, timed by their mtime (the tool ran then)."""
     out = []
     for i, step in enumerate(recipe.turns):
-        if step.tool is None:
-            continue
-        rel = marker_path(step, i)
+        rel = marker_path(step, i) if step.tool else None
         p = run.workspace / rel if rel else None
-        at = p.stat().st_mtime_ns / 1e9 if p and p.exists() else None
-        out.append({"step": i, "kind": step.tool, "path": rel, "at": at})
+        if p and p.exists():
+            out.append({"step": i, "kind": step.tool, "path": rel,
+                        "offset_s": round(p.stat().st_mtime_ns / 1e9 - t0, 3)})
+    return out
+
+
+def collect_requests(path: Path, t0: float) -> list[dict]:
+    """Model requests as evidence: sentinels are found in the full text, then texts bounded."""
+    out = []
+    for r in read_jsonl(path):
+        found: dict[str, set[str]] = {}
+        for m in r["messages"]:
+            for word in SENTINEL_RE.findall(m["text"]):
+                found.setdefault(word, set()).add(m["role"])
+        out.append({"seq": r["seq"], "offset_s": round(r["t"] - t0, 3), "method": r["method"],
+                    "path": r["path"], "model": r.get("model"), "user_agent": r.get("user_agent", ""),
+                    "tools": r["tools"], "reply": r.get("reply"),
+                    "sentinels": {w: sorted(roles) for w, roles in sorted(found.items())},
+                    "messages": [{"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
+                                 for m in r["messages"]]})
     return out
 
 
@@ -240,29 +256,21 @@ def tail(path: Path) -> str:
 # ---------------------------------------------------------------- evidence
 
 
-def build_evidence(agent, requested: str, recipe, backend: str, network: str, plan_: dict,
-                   result: dict, invocations: list[dict], requests: list[dict], regs,
-                   sidecar: dict, outcome: str, observations: dict, run: RunDirs) -> Evidence:
+def build_evidence(agent, requested: str, version: str, recipe, backend: str, network: str,
+                   plan_: dict, session: dict, outcome: str, observations: dict,
+                   stable_paths: dict[str, str]) -> Evidence:
+    invocations, requests, result = session["invocations"], session["model_requests"], session["cli"]
     executed, source = agent.executed_version(invocations, requests)
     secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in invocations))
-    t0 = result["started_at"]
     by_event: dict[str, int] = {}
     for inv in invocations:
         by_event[inv["event"]] = by_event.get(inv["event"], 0) + 1
-    kept = [Invocation(**{**{k: v for k, v in inv.items() if not k.startswith("_") and k != "key"},
-                          "env": redact_env(inv["env"], secrets)})
-            for inv in invocations[:INVOCATION_SAMPLE]]
-    reqs = [ModelRequest(seq=r["seq"], offset_s=round(r["t"] - t0, 3), method=r["method"],
-                         path=r["path"], model=r.get("model"), tools=r["tools"], reply=r.get("reply"),
-                         messages=[{"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
-                                   for m in r["messages"]])
-            for r in requests]
     ev = Evidence(
         agent=agent.name,
         requested_version=requested,
         executed_version=executed,
         executed_version_source=source,
-        version_mismatch=executed != plan_["_version"],
+        version_mismatch=executed != version,
         recipe=recipe.name,
         question=recipe.question,
         control=recipe.control,
@@ -270,17 +278,18 @@ def build_evidence(agent, requested: str, recipe, backend: str, network: str, pl
         backend=backend,
         network=network,
         harness_version=__version__,
-        started_at=iso(t0),
+        started_at=iso(result["started_at"]),
         platform=f"{platform.system()}-{platform.machine()}",
         outcome=outcome,
         observations=observations,
-        hooks=[{"canonical": sidecar[r.key]["canonical"], "native": r.native, "timeout_s": r.timeout_s,
-                "matcher": r.matcher, "behavior": sidecar[r.key]["behavior"]} for r in regs],
-        invocations=kept,
+        hooks=session["hooks"],
+        invocations=[Invocation(**{k: v for k, v in inv.items() if k != "key"})
+                     for inv in invocations[:INVOCATION_SAMPLE]],
         invocation_count=len(invocations),
         invocations_by_event=by_event,
-        model_requests=reqs,
+        model_requests=[ModelRequest(**r) for r in requests],
         model_request_count=len(requests),
+        side_effects=session["side_effects"],
         cli=CliRun(argv=[Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
                    exit_code=result["exit_code"], exit_signal=result["exit_signal"],
                    wall_s=result["wall_s"], timed_out=result["timed_out"],
@@ -289,8 +298,15 @@ def build_evidence(agent, requested: str, recipe, backend: str, network: str, pl
         cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]),
                  "killed_by_harness": len(result["harness_killed"])},
     )
-    # One pass over everything that will be written: no credential leaves this function.
-    return Evidence(**redact(json.loads(ev.model_dump_json()), secrets))
+    # One pass over everything that will be written: no credential leaves this function, and
+    # per-run paths become stable names so two runs' evidence differ only where the CLI did.
+    data = json.loads(ev.model_dump_json())
+    for inv in data["invocations"]:
+        inv["env"] = redact_env(inv["env"], secrets)
+    text = json.dumps(data)
+    for path, name in stable_paths.items():
+        text = text.replace(json.dumps(path)[1:-1], name)
+    return Evidence(**redact(json.loads(text), secrets))
 
 
 def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local") -> tuple[Evidence, Path]:
@@ -307,15 +323,20 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         regs, sidecar = register_hooks(agent, recipe, run, backend.python())
         plan_ = plan(agent, prefix, recipe, run)
         result, network = backend.run(run.root, plan_)
-        plan_["_version"] = version
-        invocations = collect_invocations(run, sidecar, result)
-        requests = read_jsonl(Path(plan_["model_log"]))
-        session = Session(recipe=recipe, invocations=invocations, requests=requests,
-                          markers=collect_markers(recipe, run), cli=result,
-                          hook_specs={r.key: recipe.hooks[int(r.key.split("-")[0])] for r in regs})
+        t0 = result["started_at"]
+        session = {
+            "hooks": [{"canonical": sidecar[r.key]["canonical"], "native": r.native,
+                       "timeout_s": r.timeout_s, "matcher": r.matcher,
+                       "behavior": sidecar[r.key]["behavior"]} for r in regs],
+            "cli": result,
+            "invocations": collect_invocations(run, sidecar, result),
+            "model_requests": collect_requests(Path(plan_["model_log"]), t0),
+            "side_effects": collect_side_effects(recipe, run, t0),
+        }
         outcome, observations = CLASSIFIERS[recipe.classifier](session)
-        ev = build_evidence(agent, requested, recipe, backend.name, network, plan_, result,
-                            invocations, requests, regs, sidecar, outcome, observations, run)
+        ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
+                            session, outcome, observations,
+                            {str(run.root): "$RUN", str(prefix): "$INSTALL"})
     path = evidence_path(results, ev)
     write_atomic(path, ev.to_json())
     return ev, path

@@ -8,8 +8,6 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
-
 from .errors import HarnessError, InputError
 
 SPEC_RE = re.compile(r"^(?P<agent>[a-z][a-z0-9-]*)@(?P<version>latest|\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$")
@@ -61,20 +59,25 @@ def published(package: str) -> Published:
     return Published(list(data["versions"]), data["dist-tags"]["latest"])
 
 
-def _key(v: str):
-    try:
-        return Version(v)
-    except InvalidVersion:
-        return Version("0")
+def semver_key(v: str) -> tuple:
+    """npm (semver) order: 1.0.81-0 < 1.0.81 < 1.0.89-0 < 1.0.89."""
+    core, _, pre = v.partition("-")
+    nums = tuple(int(x) if x.isdigit() else 0 for x in core.split("."))
+    tags = tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in pre.split(".")) if pre else ()
+    return nums, not pre, tags
+
+
+def is_prerelease(v: str) -> bool:
+    return "-" in v
 
 
 def nearest(version: str, versions: list[str]) -> tuple[str | None, str | None]:
     """The published versions just below and just above `version` (releases first)."""
-    target = _key(version)
-    releases = [v for v in versions if not _key(v).is_prerelease] or versions
-    below = [v for v in releases if _key(v) < target]
-    above = [v for v in releases if _key(v) > target]
-    return (max(below, key=_key) if below else None, min(above, key=_key) if above else None)
+    target = semver_key(version)
+    releases = [v for v in versions if not is_prerelease(v)] or versions
+    below = [v for v in releases if semver_key(v) < target]
+    above = [v for v in releases if semver_key(v) > target]
+    return (max(below, key=semver_key) if below else None, min(above, key=semver_key) if above else None)
 
 
 def resolve(spec: Spec, package: str) -> str:

@@ -1,0 +1,83 @@
+"""Classifiers against evidence captured from real runs (tests/fixtures/<agent>/<version>/),
+and against the same evidence altered, to show each label can come out otherwise."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from probes.classify import CLASSIFIERS, SESSION_KEYS
+from probes.recipes import load_all
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = sorted(FIXTURES.glob("*/*/*.json"))
+RECIPES = load_all()
+
+
+def session(ev: dict) -> dict:
+    return {k: copy.deepcopy(ev[k]) for k in SESSION_KEYS}
+
+
+def classify(ev_or_session: dict, recipe: str):
+    return CLASSIFIERS[RECIPES[recipe].classifier](ev_or_session)
+
+
+def fixture(agent: str, version: str, recipe: str) -> dict:
+    return json.loads((FIXTURES / agent / version / f"{recipe}.json").read_text())
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: "/".join(p.parts[-3:]))
+def test_committed_evidence_classifies_again_the_same(path):
+    ev = json.loads(path.read_text())
+    assert classify(session(ev), ev["recipe"]) == (ev["outcome"], ev["observations"])
+
+
+def test_every_recipe_has_fixtures_that_disagree_with_its_control():
+    for path in CASES:
+        ev = json.loads(path.read_text())
+        if ev["control"]:
+            control = json.loads((path.parent / f"{ev['control']}.json").read_text())
+            assert control["outcome"] != ev["outcome"], path
+
+
+def test_liveness_labels():
+    ev = session(fixture("copilot", "1.0.92", "hang-pretool"))
+    assert classify(ev, "hang-pretool")[0] == "fail-open"
+    no_tool = {**ev, "side_effects": []}
+    assert classify(no_tool, "hang-pretool")[0] == "fail-closed"
+    held = {**no_tool, "cli": {**ev["cli"], "timed_out": True}}
+    assert classify(held, "hang-pretool")[0] == "held"
+    assert classify({**ev, "invocations": []}, "hang-pretool")[0] == "no-hook"
+    normal = session(fixture("copilot", "1.0.92", "hang-pretool-control"))
+    assert classify(normal, "hang-pretool")[0] == "allowed"
+    assert classify({**normal, "side_effects": []}, "hang-pretool")[0] == "denied"
+
+
+def test_hang_tool_delay_comes_from_hook_start_and_side_effect():
+    ev = session(fixture("claude", "2.1.328", "hang-pretool"))
+    inv = ev["invocations"][0]
+    ev["side_effects"][0]["offset_s"] = inv["start_offset_s"] + 4.5
+    assert classify(ev, "hang-pretool")[1]["tool_delay_s"] == 4.5
+
+
+def test_decision_reason_is_read_off_requests_after_the_hook():
+    ev = session(fixture("claude", "2.1.328", "exit2-pretool"))
+    outcome, obs = classify(ev, "exit2-pretool")
+    assert (outcome, obs["reason_reached_model"]) == ("denied", True)
+    for req in ev["model_requests"]:
+        req["sentinels"] = {}
+    assert classify(ev, "exit2-pretool")[1]["reason_reached_model"] is False
+    early = session(fixture("claude", "2.1.328", "exit2-pretool"))
+    early["invocations"][0]["start_offset_s"] = 1e9  # every request came before the hook
+    assert classify(early, "exit2-pretool")[1]["reason_reached_model"] is False
+
+
+@pytest.mark.parametrize("agent, version, args_type", [
+    ("copilot", "1.0.80", "string"), ("copilot", "1.0.92", "object"), ("claude", "2.1.328", "object")])
+def test_payload_tool_args_type(agent, version, args_type):
+    outcome, obs = classify(session(fixture(agent, version, "payload-pretool")), "payload-pretool")
+    assert outcome == "recorded" and obs["tool_args_type"] == args_type
+    assert set(obs) >= {"fields", "tool_name", "tool_args_field", "fields_by_event", "event_order"}

@@ -1,0 +1,211 @@
+"""The instrumented hook, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import probes.runner.hook as hook_module
+
+KEY = "pre"
+PAYLOAD = {"toolName": "bash", "toolArgs": {"command": "echo hi"}}
+
+
+def proc_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def wait_for(predicate, timeout=3.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def hook(tmp_path):
+    """start(behavior, **popen) -> (Popen, records dir); every started hook is killed after."""
+    procs: list[subprocess.Popen] = []
+
+    def start(behavior: dict, stdin=subprocess.PIPE):
+        hook_dir = tmp_path / "hook"
+        records = tmp_path / "records"
+        hook_dir.mkdir(exist_ok=True)
+        records.mkdir(exist_ok=True)
+        shutil.copy(hook_module.__file__, hook_dir / "hook.py")
+        (hook_dir / "hook.json").write_text(json.dumps({
+            "records": str(records),
+            "hooks": {KEY: {"event": "preToolUse", "behavior": behavior}}}))
+        env = {"PATH": os.environ.get("PATH", ""), "PROBE_TEST_MARK": "hook-env"}
+        proc = subprocess.Popen([sys.executable, str(hook_dir / "hook.py"), KEY],
+                                cwd=tmp_path, env=env, stdin=stdin,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        procs.append(proc)
+        return proc, records
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe:
+                pipe.close()
+
+
+def the_record(records: Path) -> dict:
+    (path,) = records.glob("*.json")
+    return json.loads(path.read_text())
+
+
+def stdin_read(records: Path) -> bool:
+    """The hook's record exists and says stdin has been read."""
+    return any("stdin_read_at" in json.loads(p.read_text()) for p in records.glob("*.json"))
+
+
+def feed(proc, payload=PAYLOAD):
+    return proc.communicate(json.dumps(payload).encode(), timeout=5)
+
+
+def test_default_behaviour(hook, tmp_path):
+    proc, records = hook({})
+    out, err = feed(proc)
+    assert proc.returncode == 0
+    assert (out, err) == (b"", b"")
+    rec = the_record(records)
+    assert rec["key"] == KEY and rec["event"] == "preToolUse"
+    assert rec["payload"] == PAYLOAD
+    assert rec["stdin_eof"] is True
+    assert rec["stdin_raw"] is None
+    assert rec["env"]["PROBE_TEST_MARK"] == "hook-env"
+    assert rec["argv"] == [str(tmp_path / "hook" / "hook.py"), KEY]
+    assert rec["cwd"] == str(tmp_path)
+    assert rec["pid"] == proc.pid
+    assert rec["exit_code"] == 0
+    assert rec["killed_by_signal"] is None
+    assert rec["started_at"] <= rec["stdin_read_at"] <= rec["ended_at"]
+
+
+def test_non_json_stdin_is_kept_raw(hook):
+    proc, records = hook({})
+    proc.communicate(b"not json", timeout=10)
+    rec = the_record(records)
+    assert rec["payload"] is None
+    assert rec["stdin_raw"] == "not json"
+    assert rec["stdin_eof"] is True
+
+
+def test_stdout_object_is_printed_as_json(hook):
+    decision = {"permissionDecision": "deny", "permissionDecisionReason": "probe"}
+    proc, records = hook({"stdout": decision})
+    out, _ = feed(proc)
+    assert proc.returncode == 0
+    assert json.loads(out) == decision
+    assert json.loads(the_record(records)["output"]) == decision
+
+
+def test_exit_code_and_stderr(hook):
+    proc, records = hook({"exit_code": 2, "stderr": "blocked by probe"})
+    out, err = feed(proc)
+    assert proc.returncode == 2
+    assert out == b"" and err == b"blocked by probe"
+    rec = the_record(records)
+    assert rec["exit_code"] == 2 and rec["stderr"] == "blocked by probe"
+
+
+def test_signal_sigkill_keeps_what_it_had(hook):
+    proc, records = hook({"signal": "SIGKILL"})
+    feed(proc)
+    assert proc.returncode == -signal.SIGKILL
+    rec = the_record(records)
+    assert rec["payload"] == PAYLOAD
+    assert rec["crashed_with"] == "SIGKILL"
+    assert rec["ended_at"] is None
+    assert rec["exit_code"] is None
+
+
+def test_hang_then_sigterm(hook):
+    proc, records = hook({"hang": True})
+    proc.stdin.write(json.dumps(PAYLOAD).encode())
+    proc.stdin.close()
+    wait_for(lambda: stdin_read(records))
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=5)
+    assert proc.returncode == -signal.SIGTERM
+    rec = the_record(records)
+    assert [s["signal"] for s in rec["signals"]] == ["SIGTERM"]
+    assert rec["killed_by_signal"] == "SIGTERM"
+    assert rec["payload"] == PAYLOAD
+    assert rec["started_at"] <= rec["signals"][0]["at"] <= rec["ended_at"]
+
+
+def test_ignore_sigterm(hook):
+    proc, records = hook({"hang": True, "ignore_sigterm": True})
+    proc.stdin.close()
+    wait_for(lambda: stdin_read(records))
+    proc.send_signal(signal.SIGTERM)
+    wait_for(lambda: the_record(records).get("signals"))
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.wait(timeout=0.3)
+    proc.kill()
+    proc.wait(timeout=5)
+    assert proc.returncode == -signal.SIGKILL
+    rec = the_record(records)
+    assert [s["signal"] for s in rec["signals"]] == ["SIGTERM"]
+    assert rec["killed_by_signal"] is None
+    assert rec["ended_at"] is None
+
+
+def test_stdin_never_closed_after_complete_json(hook):
+    proc, records = hook({})
+    start = time.monotonic()
+    proc.stdin.write(json.dumps(PAYLOAD).encode())
+    proc.stdin.flush()  # and never close it
+    proc.wait(timeout=2)
+    assert time.monotonic() - start < 2
+    assert proc.returncode == 0
+    rec = the_record(records)
+    assert rec["stdin_eof"] is False
+    assert rec["payload"] == PAYLOAD
+
+
+def test_read_stdin_false(hook):
+    proc, records = hook({"read_stdin": False})
+    proc.wait(timeout=2)  # stdin left open: the hook does not wait for it
+    assert proc.returncode == 0
+    rec = the_record(records)
+    assert rec["stdin_eof"] is None
+    assert rec["payload"] is None and rec["stdin_raw"] is None
+    assert "stdin_read_at" not in rec
+    assert rec["ended_at"] is not None
+
+
+def test_grandchild_outlives_hook_in_its_own_session(hook, request):
+    proc, records = hook({"grandchild": True})
+    feed(proc)
+    assert proc.returncode == 0
+    gpid = the_record(records)["grandchild_pid"]
+
+    def cleanup():
+        try:
+            os.kill(gpid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    request.addfinalizer(cleanup)
+    assert proc_alive(gpid)
+    assert os.getsid(gpid) == gpid != os.getsid(0)

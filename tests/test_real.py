@@ -1,0 +1,82 @@
+"""The real CLIs, installed from npm by the harness, against the scripted model: every
+shipped recipe and its control, on Copilot 1.0.92 and 1.0.80 and Claude Code 2.1.328."""
+
+from __future__ import annotations
+
+import pytest
+
+from probes.recipes import load_all
+
+from .conftest import CLAUDE, COPILOT, COPILOT_OLD, probe_cmd
+
+pytestmark = pytest.mark.real
+
+RECIPES = {name: r for name, r in load_all().items() if r.control}
+SPECS = (COPILOT, COPILOT_OLD, CLAUDE)
+
+# What these pinned versions did when the recipes were written. A change here is a change in
+# the harness (these versions do not change), so it fails loudly.
+EXPECTED = {
+    (COPILOT, "hang-pretool"): "fail-open", (COPILOT_OLD, "hang-pretool"): "fail-open",
+    (CLAUDE, "hang-pretool"): "fail-open",
+    (COPILOT, "crash-pretool"): "fail-closed", (COPILOT_OLD, "crash-pretool"): "fail-closed",
+    (CLAUDE, "crash-pretool"): "fail-open",
+    (COPILOT, "exit2-pretool"): "denied", (COPILOT_OLD, "exit2-pretool"): "denied",
+    (CLAUDE, "exit2-pretool"): "denied",
+    (COPILOT, "payload-pretool"): "recorded", (COPILOT_OLD, "payload-pretool"): "recorded",
+    (CLAUDE, "payload-pretool"): "recorded",
+}
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("recipe", sorted(RECIPES))
+def test_recipe_and_its_control_disagree(spec, recipe, run_probe):
+    ev = run_probe(spec, recipe)
+    control = run_probe(spec, RECIPES[recipe].control)
+    requested = spec.split("@")[1]
+    for e in (ev, control):
+        assert e["executed_version"] == e["requested_version"] == requested
+        assert not e["version_mismatch"]
+        assert e["network"] == "isolated"
+        assert e["invocation_count"] >= 1
+    assert ev["outcome"] == EXPECTED[spec, recipe]
+    assert control["outcome"] != ev["outcome"], (recipe, control["outcome"])
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_hang_pretool_is_killed_at_its_timeout(spec, run_probe):
+    ev = run_probe(spec, "hang-pretool")
+    obs = ev["observations"]
+    assert obs["tool_ran"] and obs["hook_killed"] and obs["hook_killed_by"] == "cli"
+    assert obs["hook_timeout_s"] == 3
+    assert 2.5 <= obs["tool_delay_s"] <= 6.0
+    assert not ev["cli"]["timed_out"]
+    (inv,) = ev["invocations"]
+    assert inv["ended_at"] is None and inv["killed_by_signal"] is not None
+
+
+def test_exit2_reason_reaches_the_model_on_claude_only(run_probe):
+    claude = run_probe(CLAUDE, "exit2-pretool")["observations"]
+    copilot = run_probe(COPILOT, "exit2-pretool")["observations"]
+    assert claude["reason_reached_model"] and claude["reason_location"]["PROBE-EXIT2-REASON"] == ["tool"]
+    assert not copilot["reason_reached_model"]
+
+
+@pytest.mark.parametrize("spec, args_type", [(COPILOT_OLD, "string"), (COPILOT, "object"), (CLAUDE, "object")])
+def test_payload_tool_args_type(spec, args_type, run_probe):
+    obs = run_probe(spec, "payload-pretool")["observations"]
+    assert obs["tool_args_type"] == args_type
+    assert obs["tool_name"] in ("bash", "Bash")
+
+
+def test_claude_hook_env_shows_its_api_key_redacted(run_probe):
+    ev = run_probe(CLAUDE, "payload-pretool")
+    envs = [i["env"] for i in ev["invocations"]]
+    assert all(e.get("ANTHROPIC_API_KEY") == "<redacted>" for e in envs)
+
+
+def test_unpublished_version_names_its_neighbours(real_tools, tmp_path):
+    proc = probe_cmd("run", "copilot@1.0.93", "hang-pretool", results=tmp_path / "r")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "probe: copilot 1.0.93 is not published; nearest: 1.0.92, 1.0.102"
+    assert not (tmp_path / "r").exists()

@@ -1,0 +1,52 @@
+import pytest
+
+from probes import recipes
+from probes.agents import AGENTS
+from probes.errors import InputError
+
+
+def test_every_shipped_recipe_loads_and_has_a_control():
+    loaded = recipes.load_all()
+    assert {"hang-pretool", "crash-pretool", "exit2-pretool", "payload-pretool"} <= set(loaded)
+    for r in loaded.values():
+        partner = loaded[r.control or r.control_of]
+        assert (partner.control_of or partner.control) == r.name
+        assert partner.classifier == r.classifier
+        for agent in r.agents:
+            for hook in r.hooks:
+                assert AGENTS[agent].native_event(hook.event, hook.casing), (r.name, agent, hook.event)
+
+
+def write(tmp_path, name, text):
+    (tmp_path / f"{name}.yaml").write_text(text)
+    return tmp_path / f"{name}.yaml"
+
+
+def test_yaml_syntax_error_names_file_and_line(tmp_path):
+    path = write(tmp_path, "bad", "name: bad\nquestion: [unclosed\nagents: [copilot]\n")
+    with pytest.raises(InputError, match=rf"invalid recipe {path}:\d+"):
+        recipes.load_file(path)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("hooks: [{event: pre_tol}]", "unknown canonical event 'pre_tol'"),
+    ("hooks: [{event: pre_tool, behavior: {hang: yes, colour: red}}]", "colour"),
+    ("hooks: []\nturns: [{tool: teleport}]", "unknown tool kind 'teleport'"),
+    ("hooks: []\nturns: [{tool: shell, text: both}]", "exactly one"),
+])
+def test_invalid_recipe_is_one_input_error(tmp_path, body, message):
+    head = "name: r\nquestion: q\nagents: [copilot]\nclassifier: payload\ncontrol: r-control\n"
+    with pytest.raises(InputError, match=message):
+        recipes.load_file(write(tmp_path, "r", head + body))
+
+
+def test_name_must_match_file(tmp_path):
+    path = write(tmp_path, "other", "name: r\nquestion: q\nagents: [copilot]\nclassifier: payload\ncontrol: x\nhooks: []\n")
+    with pytest.raises(InputError, match="must match the file name"):
+        recipes.load_file(path)
+
+
+@pytest.mark.parametrize("name", ["no-such-recipe", "../etc/passwd", "Hang"])
+def test_unknown_recipe(name):
+    with pytest.raises(InputError, match="unknown recipe"):
+        recipes.get(name)

@@ -1,0 +1,91 @@
+"""Redaction (CONTRACT.md): credentials never reach results or logs; their presence does."""
+
+from __future__ import annotations
+
+import pytest
+
+from probes.redact import REDACTED, known_secrets, redact, redact_env, redact_text
+
+CANARIES = [
+    "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "gho_" + "Z9y8X7w6V5u4T3s2R1q0",
+    "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+    "sk-" + "proj-4fJ8kL2mN9pQ3rS7tU1vW5xY",
+    "sk-ant-" + "api03-Ab12Cd34Ef56Gh78Ij90-Kl12Mn34",
+    "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOp",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+]
+
+
+@pytest.mark.parametrize("canary", CANARIES)
+def test_canary_in_free_text(canary):
+    text = f"Authorization: Bearer {canary}\nexport X={canary}; echo '{canary}'"
+    assert redact_text(text) == f"Authorization: Bearer {REDACTED}\nexport X={REDACTED}; echo '{REDACTED}'"
+
+
+@pytest.mark.parametrize("canary", CANARIES)
+def test_canary_in_env_value(canary):
+    env = {"PLAIN_VAR": canary, "WITH_PREFIX": f"x {canary}", "HOME": "/home/probe"}
+    assert redact_env(env) == {"PLAIN_VAR": REDACTED, "WITH_PREFIX": REDACTED, "HOME": "/home/probe"}
+
+
+@pytest.mark.parametrize("canary", CANARIES)
+def test_canary_in_nested_payload(canary):
+    payload = {"tool_name": "bash",
+               "tool_input": {"command": f"curl -H 'x: {canary}' https://example.test",
+                              "argv": ["git", "push", canary],
+                              "deep": [{"value": canary, "count": 3, "ok": True, "none": None}]}}
+    assert redact(payload) == {
+        "tool_name": "bash",
+        "tool_input": {"command": f"curl -H 'x: {REDACTED}' https://example.test",
+                       "argv": ["git", "push", REDACTED],
+                       "deep": [{"value": REDACTED, "count": 3, "ok": True, "none": None}]}}
+
+
+@pytest.mark.parametrize("name", [
+    "GITHUB_TOKEN", "ANTHROPIC_API_KEY", "api_key", "MySecret", "DB_PASSWORD", "passwd",
+    "AWS_CREDENTIALS", "session_cookie", "OAuth_Client", "COPILOT_AUTH_HEADER"])
+def test_secret_named_env_vars_are_redacted_presence_kept(name):
+    assert redact_env({name: "plainvalue", "EDITOR": "vi"}) == {name: REDACTED, "EDITOR": "vi"}
+
+
+def test_secret_named_env_var_in_payload_is_redacted():
+    payload = {"env": {"GITHUB_TOKEN": "plainvalue", "LANG": "C.UTF-8"}}
+    assert redact(payload) == {"env": {"GITHUB_TOKEN": REDACTED, "LANG": "C.UTF-8"}}
+
+
+def test_known_secrets_come_from_secret_named_vars_of_min_length():
+    env = {"MY_TOKEN": "hunter2-value", "SHORT_KEY": "abc12", "PATH": "/usr/bin:/bin",
+           "SIX_SECRET": "sixsix"}
+    assert known_secrets(env, {"OTHER_PASSWORD": "correct horse"}, None) == {
+        "hunter2-value", "sixsix", "correct horse"}
+
+
+def test_known_secret_values_are_scrubbed_elsewhere():
+    secrets = known_secrets({"MY_TOKEN": "hunter2-value"})
+    assert redact_text("login with hunter2-value now", secrets) == f"login with {REDACTED} now"
+    assert redact_env({"MY_TOKEN": "hunter2-value", "CMD": "auth hunter2-value"}, secrets) == {
+        "MY_TOKEN": REDACTED, "CMD": f"auth {REDACTED}"}
+    assert redact({"prompt": ["x", {"y": "echo hunter2-value"}]}, secrets) == {
+        "prompt": ["x", {"y": f"echo {REDACTED}"}]}
+
+
+def test_longer_known_secret_is_scrubbed_first():
+    assert redact_text("v=abcdefghij", {"abcdef", "abcdefghij"}) == f"v={REDACTED}"
+
+
+@pytest.mark.parametrize("text", [
+    "the key is on the desk", "risk-averse", "desk-lamp12345678", "ghp_short", "sk-",
+    "xoxb", "eyJ", "tokens: 1200, secrets: none", "mask-everything-here",
+])
+def test_ordinary_text_is_left_alone(text):
+    assert redact_text(text) == text
+    assert redact_text(text, {"hunter2-value"}) == text
+
+
+def test_ordinary_payload_keys_are_left_alone():
+    payload = {"tool_args_field": "ls -la", "tool_use_id": "toolu_01AbCdEfGh",
+               "session_id": "3f2a9c1e-1111-2222-3333-444455556666",
+               "hook_event_name": "PreToolUse", "transcript_path": "/tmp/t.jsonl",
+               "usage": {"input_tokens": 10, "output_tokens": 5}}
+    assert redact(payload) == payload

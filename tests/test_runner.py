@@ -1,0 +1,132 @@
+"""The runner's process handling, with a plain python child (not a coding-agent CLI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import textwrap
+import time
+import uuid
+
+import pytest
+
+from probes.runner import runner
+
+
+def proc_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def live_processes_of(run_id: str) -> list[int]:
+    marker = f"PROBE_RUN_ID={run_id}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if marker in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return [p for p in found if proc_alive(p)]
+
+
+@pytest.fixture
+def run(tmp_path):
+    """run(child_code, budget_s) -> (return code, result dict, plan). Restores the signal
+    handlers runner.main installs; kills anything of the run it left behind."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+    run_ids = []
+
+    def start(code: str, budget_s: float = 10):
+        run_id = "test-" + uuid.uuid4().hex
+        run_ids.append(run_id)
+        plan = {
+            "argv": [sys.executable, "-c", textwrap.dedent(code)],
+            "env": {"PATH": os.environ.get("PATH", ""), "MODEL_URL": "http://127.0.0.1:{port}"},
+            "cwd": str(tmp_path),
+            "budget_s": budget_s,
+            "run_id": run_id,
+            "script": [{"text": "done"}],
+            "records": str(tmp_path / "records"),
+            "model_log": str(tmp_path / "model.jsonl"),
+            "stdout": str(tmp_path / "stdout.txt"),
+            "stderr": str(tmp_path / "stderr.txt"),
+            "result": str(tmp_path / "result.json"),
+        }
+        plan_path = tmp_path / "plan.json"
+        plan_path.write_text(json.dumps(plan))
+        rc = runner.main(str(plan_path))
+        return rc, json.loads((tmp_path / "result.json").read_text()), plan
+
+    yield start
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+    for run_id in run_ids:
+        for pid in live_processes_of(run_id):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_child_exits_zero(run, tmp_path):
+    rc, result, plan = run("""
+        import json, os, urllib.request
+        req = urllib.request.Request(os.environ["MODEL_URL"] + "/v1/messages",
+            data=json.dumps({"max_tokens": 5, "messages": []}).encode(),
+            headers={"Content-Type": "application/json"})
+        print(os.environ["MODEL_URL"], os.environ["PROBE_RUN_ID"], os.getcwd())
+        print(json.load(urllib.request.urlopen(req, timeout=5))["content"][0]["text"])
+    """)
+    assert rc == 0
+    assert result["exit_code"] == 0 and result["exit_signal"] is None
+    assert result["timed_out"] is False and result["interrupted"] is None
+    assert result["harness_killed"] == [] and result["alive_at_cli_exit"] == []
+    assert result["started_at"] <= result["cli_ended_at"]
+    port = result["port"]
+    assert isinstance(port, int) and port > 0
+    assert (tmp_path / "stdout.txt").read_text().splitlines() == [
+        f"http://127.0.0.1:{port} {plan['run_id']} {tmp_path}", "ok"]
+    (entry,) = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
+    assert entry["path"] == "/v1/messages"
+    assert not (tmp_path / "result.json.tmp").exists()
+
+
+def test_budget_cuts_a_child_that_never_ends(run, tmp_path):
+    rc, result, plan = run("""
+        import os, time
+        open("child.pid", "w").write(str(os.getpid()))
+        time.sleep(3600)
+    """, budget_s=1)
+    child = int((tmp_path / "child.pid").read_text())
+    assert rc == 0
+    assert result["timed_out"] is True
+    assert result["exit_code"] is None
+    assert result["exit_signal"] == "SIGKILL"
+    assert 0.9 <= result["wall_s"] <= 1.5
+    assert child in result["harness_killed"]
+    assert not proc_alive(child)
+    assert live_processes_of(plan["run_id"]) == []
+
+
+def test_grandchild_in_own_session_is_killed(run, tmp_path):
+    rc, result, plan = run("""
+        import subprocess, sys, time
+        g = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
+                             start_new_session=True)
+        open("grandchild.pid", "w").write(str(g.pid))
+    """)
+    grandchild = int((tmp_path / "grandchild.pid").read_text())
+    assert rc == 0
+    assert result["exit_code"] == 0 and result["timed_out"] is False
+    assert result["harness_killed"] == [grandchild]
+    deadline = time.monotonic() + 2
+    while proc_alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not proc_alive(grandchild)
+    assert live_processes_of(plan["run_id"]) == []
