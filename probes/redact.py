@@ -7,10 +7,10 @@ import re
 REDACTED = "<redacted>"
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|COOKIE|AUTH", re.I)
 SECRET_VALUE = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
+    r"(?:"
     r"gh[pousr]_[A-Za-z0-9]{8,}"  # GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_
     r"|github_pat_[A-Za-z0-9_]{8,}"
-    r"|sk-(?:ant-)?[A-Za-z0-9_-]{8,}"  # OpenAI / Anthropic keys
+    r"|(?<![A-Za-z])sk-(?:ant-)?[A-Za-z0-9_-]{8,}"  # OpenAI / Anthropic keys, not "desk-..."
     r"|xox[abposr]-[A-Za-z0-9-]{8,}"  # Slack
     r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*"  # JWT
     r")")
@@ -49,7 +49,8 @@ def redact(value, secrets: set[str] = frozenset()):
     if isinstance(value, list):
         return [redact(v, secrets) for v in value]
     if isinstance(value, dict):
-        return {k: (REDACTED if ENV_NAME.match(str(k)) and secret_name(str(k)) and isinstance(v, str) and v
+        return {redact_text(str(k), secrets): (
+                    REDACTED if ENV_NAME.match(str(k)) and secret_name(str(k)) and v not in (None, "")
                     else redact(v, secrets))
                 for k, v in value.items()}
     return value

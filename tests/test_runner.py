@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 import textwrap
-import time
 import uuid
 
 import pytest
@@ -125,8 +124,5 @@ def test_grandchild_in_own_session_is_killed(run, tmp_path):
     assert rc == 0
     assert result["exit_code"] == 0 and result["timed_out"] is False
     assert result["harness_killed"] == [grandchild]
-    deadline = time.monotonic() + 2
-    while proc_alive(grandchild) and time.monotonic() < deadline:
-        time.sleep(0.01)
     assert not proc_alive(grandchild)
     assert live_processes_of(plan["run_id"]) == []

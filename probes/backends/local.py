@@ -47,8 +47,9 @@ class LocalBackend:
         plan_path = run_dir / "plan.json"
         plan_path.write_text(json.dumps(plan))
         argv = [*prefix, self.python(), "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)]
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=open(run_dir / "runner.err", "wb"), start_new_session=True)
+        with open(run_dir / "runner.err", "wb") as err:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=err, start_new_session=True)
         try:
             proc.wait(timeout=plan["budget_s"] + GRACE_S)
         except subprocess.TimeoutExpired:
@@ -67,4 +68,7 @@ class LocalBackend:
         if not result_path.exists():
             err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
             raise HarnessError(f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
-        return json.loads(result_path.read_text()), "isolated" if prefix else "host"
+        result = json.loads(result_path.read_text())
+        if result.get("error"):
+            raise HarnessError(result["error"])
+        return result, "isolated" if prefix else "host"

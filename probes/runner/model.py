@@ -282,8 +282,17 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _read_body(self) -> dict:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            raw = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                chunk = self.rfile.read(size + 2)[:size]  # data, then CRLF
+                if not size:
+                    break
+                raw += chunk
+        else:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
         try:
             return json.loads(raw) if raw else {}
         except ValueError:

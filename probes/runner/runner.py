@@ -137,9 +137,14 @@ def main(plan_path: str) -> int:
         env["PROBE_RUN_ID"] = run_id
         started = time.time()
         with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
-            proc = subprocess.Popen(plan["argv"], cwd=plan["cwd"], env=env,
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True)
+            try:
+                proc = subprocess.Popen(plan["argv"], cwd=plan["cwd"], env=env,
+                                        stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                        start_new_session=True)
+            except OSError as e:
+                result["error"] = f"cannot start {plan['argv'][0]}: {e.strerror}"
+                write_result(plan["result"], result)
+                return 1
         deadline = started + float(plan["budget_s"])
         timed_out = False
         while proc.poll() is None:
@@ -169,10 +174,13 @@ def main(plan_path: str) -> int:
         "alive_at_cli_exit": left,
         "harness_killed": harness_killed,
     })
-    tmp = plan["result"] + ".tmp"
-    Path(tmp).write_text(json.dumps(result))
-    os.replace(tmp, plan["result"])
+    write_result(plan["result"], result)
     return 130 if interrupted else 0
+
+
+def write_result(path: str, result: dict) -> None:
+    Path(path + ".tmp").write_text(json.dumps(result))
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":
