@@ -11,6 +11,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from . import __version__
+from .backends import BACKENDS
 from .errors import ProbeError
 
 
@@ -86,15 +87,24 @@ def cmd_versions(args) -> int:
     return 0
 
 
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, from main(), not argparse's usage block
+        raise _Usage(message)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
+    p = _Parser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
     p.add_argument("--version", action="version", version=f"probe {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one recipe against one CLI version")
     r.add_argument("spec", metavar="AGENT@VERSION", help="e.g. copilot@1.0.92, claude@latest")
     r.add_argument("recipe", help="recipe name (see `probe list`)")
-    r.add_argument("--backend", choices=["local"], default="local")
+    r.add_argument("--backend", choices=sorted(BACKENDS), default="local")
     r.add_argument("--results", default="results", help="evidence directory (default: ./results)")
     r.add_argument("--json", action="store_true", help="print the evidence record on stdout")
     r.add_argument("--repeat", type=int, default=1, help="run the probe N times")
@@ -111,13 +121,8 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-class _Usage(Exception):
-    pass
-
-
 def main(argv: list[str] | None = None) -> int:
     p = parser()
-    p.error = lambda message: (_ for _ in ()).throw(_Usage(message))  # one line, exit 2
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         args = p.parse_args(argv)
