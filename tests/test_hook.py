@@ -14,17 +14,10 @@ from pathlib import Path
 import pytest
 
 import probes.runner.hook as hook_module
+from probes.runner.runner import alive
 
 KEY = "pre"
 PAYLOAD = {"toolName": "bash", "toolArgs": {"command": "echo hi"}}
-
-
-def proc_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except OSError:
-        return False
 
 
 def wait_for(predicate, timeout=3.0):
@@ -207,5 +200,5 @@ def test_grandchild_outlives_hook_in_its_own_session(hook, request):
         except ProcessLookupError:
             pass
     request.addfinalizer(cleanup)
-    assert proc_alive(gpid)
+    assert alive(gpid)
     assert os.getsid(gpid) == gpid != os.getsid(0)

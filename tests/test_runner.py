@@ -12,14 +12,7 @@ import uuid
 import pytest
 
 from probes.runner import runner
-
-
-def proc_alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except OSError:
-        return False
+from probes.runner.runner import alive
 
 
 def live_processes_of(run_id: str) -> list[int]:
@@ -34,7 +27,7 @@ def live_processes_of(run_id: str) -> list[int]:
                     found.append(int(entry))
         except OSError:
             pass
-    return [p for p in found if proc_alive(p)]
+    return [p for p in found if alive(p)]
 
 
 @pytest.fixture
@@ -109,7 +102,7 @@ def test_budget_cuts_a_child_that_never_ends(run, tmp_path):
     assert result["exit_signal"] == "SIGKILL"
     assert 0.9 <= result["wall_s"] <= 1.5
     assert child in result["harness_killed"]
-    assert not proc_alive(child)
+    assert not alive(child)
     assert live_processes_of(plan["run_id"]) == []
 
 
@@ -124,5 +117,5 @@ def test_grandchild_in_own_session_is_killed(run, tmp_path):
     assert rc == 0
     assert result["exit_code"] == 0 and result["timed_out"] is False
     assert result["harness_killed"] == [grandchild]
-    assert not proc_alive(grandchild)
+    assert not alive(grandchild)
     assert live_processes_of(plan["run_id"]) == []

@@ -10,13 +10,7 @@ from pathlib import Path
 
 from .claude import Claude
 from .copilot import Copilot
-
-# Canonical events a recipe may name; each agent maps the ones it has to native keys.
-CANONICAL_EVENTS = (
-    "pre_tool", "post_tool", "post_tool_failure", "session_start", "session_end",
-    "prompt_submit", "stop", "subagent_start", "subagent_stop", "pre_compact",
-    "permission_request", "notification", "error", "prompt_transformed",
-)
+from .events import CANONICAL_EVENTS  # noqa: F401  (a recipe names these)
 
 AGENTS = {agent.name: agent for agent in (Copilot(), Claude())}
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .events import PASCAL_EVENTS
+
 UA_RE = re.compile(r"claude-cli/(\d+\.\d+\.\d+\S*)")
 AI_AGENT_RE = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)")
 
@@ -13,15 +15,7 @@ class Claude:
     name = "claude"
     package = "@anthropic-ai/claude-code"
     dialect = "anthropic"
-    events = {
-        "pre_tool": "PreToolUse", "post_tool": "PostToolUse",
-        "post_tool_failure": "PostToolUseFailure", "session_start": "SessionStart",
-        "session_end": "SessionEnd", "prompt_submit": "UserPromptSubmit", "stop": "Stop",
-        "subagent_start": "SubagentStart", "subagent_stop": "SubagentStop",
-        "pre_compact": "PreCompact", "permission_request": "PermissionRequest",
-        "notification": "Notification",
-    }
-    pascal_events = events
+    events = pascal_events = PASCAL_EVENTS
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "claude"

@@ -7,13 +7,14 @@ import subprocess
 from pathlib import Path
 
 from ..errors import HarnessError
+from .events import PASCAL_EVENTS
 
 
 class Copilot:
     name = "copilot"
     package = "@github/copilot"
     dialect = "openai"  # chat completions; COPILOT_PROVIDER_TYPE=anthropic switches
-    # canonical -> native camelCase key, and the PascalCase alias where one exists
+    # canonical -> native camelCase key; PascalCase aliases with `casing: pascal`
     events = {
         "pre_tool": "preToolUse", "post_tool": "postToolUse",
         "post_tool_failure": "postToolUseFailure", "session_start": "sessionStart",
@@ -23,14 +24,7 @@ class Copilot:
         "notification": "notification", "error": "errorOccurred",
         "prompt_transformed": "userPromptTransformed",
     }
-    pascal_events = {
-        "pre_tool": "PreToolUse", "post_tool": "PostToolUse",
-        "post_tool_failure": "PostToolUseFailure", "session_start": "SessionStart",
-        "session_end": "SessionEnd", "prompt_submit": "UserPromptSubmit", "stop": "Stop",
-        "subagent_start": "SubagentStart", "subagent_stop": "SubagentStop",
-        "pre_compact": "PreCompact", "permission_request": "PermissionRequest",
-        "notification": "Notification",
-    }
+    pascal_events = PASCAL_EVENTS
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "copilot"
