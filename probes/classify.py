@@ -13,7 +13,14 @@ import re
 SENTINEL_RE = re.compile(r"PROBE-[A-Z0-9-]+")
 
 
-SESSION_KEYS = ("hooks", "invocations", "model_requests", "side_effects", "cli")
+SESSION_KEYS = ("hooks", "invocations", "invocations_by_event", "model_requests",
+                "model_request_count", "side_effects", "cli")
+
+
+def count(session: dict, canonical: str) -> int:
+    """Invocations of a canonical event: exact even when the evidence keeps only a sample."""
+    natives = {h["native"] for h in session["hooks"] if h["canonical"] == canonical}
+    return sum(n for event, n in session["invocations_by_event"].items() if event in natives)
 
 
 def first(session: dict, canonical: str) -> dict | None:
@@ -132,8 +139,86 @@ def payload(session: Session):
     return ("recorded" if pl else "not-recorded"), obs
 
 
+
+
+def signal_fate(inv: dict) -> str:
+    """How a hung hook process ended: "terminated" by SIGTERM, "killed" by SIGKILL after
+    surviving SIGTERM, "orphaned" (still running when the CLI exited), or "exited"."""
+    if inv["killed_by"] == "harness":
+        return "orphaned"
+    if inv["killed_by_signal"] == "SIGTERM":
+        return "terminated"
+    if inv["killed_by_signal"]:
+        return "killed"
+    return "exited"
+
+
+def hook_lifetime(session: dict):
+    """A pre-tool hook outlives its timeout (ignores SIGTERM): how, and how soon, does it die?"""
+    inv = first(session, "pre_tool")
+    effect = side_effect_at(session)
+    obs = {
+        "tool_ran": effect is not None,
+        "hook_signals": inv["signals_received"] if inv else [],
+        "hook_end": hook_end(inv),
+        "hook_killed_by": inv["killed_by"] if inv else None,
+        "hook_lifetime_s": inv["duration_s"] if inv else None,
+        "sigterm_to_death_s": (round(inv["gone_offset_s"] - inv["first_signal_offset_s"], 3)
+                               if inv and inv["first_signal_offset_s"] is not None
+                               and inv["gone_offset_s"] is not None and inv["killed_by"] == "cli" else None),
+        "tool_delay_s": round(effect - inv["start_offset_s"], 3) if inv and effect is not None else None,
+        "session_timed_out": session["cli"]["timed_out"],
+    }
+    if inv is None:
+        return "no-hook", obs
+    if session["cli"]["timed_out"] and effect is None:
+        return "held", obs
+    return signal_fate(inv), obs
+
+
+def grandchild(session: dict):
+    """A pre-tool hook leaves a process behind: does the CLI kill it, and when?"""
+    inv = first(session, "pre_tool")
+    gc = (inv or {}).get("grandchild")
+    obs = {
+        "tool_ran": side_effect_at(session) is not None,
+        "hook_end": hook_end(inv),
+        "hook_killed_by": inv["killed_by"] if inv else None,
+        "grandchild_left": gc is not None,
+        "grandchild_killed": bool(gc and gc["killed_by"] == "cli"),
+        "grandchild_alive_at_cli_exit": bool(gc and gc["alive_at_cli_exit"]),
+        "grandchild_time_to_death_s": (round(gc["died_offset_s"] - inv["start_offset_s"], 3)
+                                       if gc and gc["died_offset_s"] is not None else None),
+        "cli_wall_s": session["cli"]["wall_s"],
+    }
+    if gc is None:
+        return "no-grandchild", obs
+    return ("grandchild-killed" if obs["grandchild_killed"] else "grandchild-orphaned"), obs
+
+
+def stop_loop(session: dict):
+    """A stop hook that always blocks: does the CLI end the loop by itself?"""
+    stops = [i for i in session["invocations"] if i["canonical_event"] == "stop"]
+    active = [i["payload"].get("stop_hook_active") for i in stops if isinstance(i["payload"], dict)]
+    obs = {
+        "stop_invocations": count(session, "stop"),
+        "stop_hook_active_first": active[0] if active else None,
+        "stop_hook_active_later": sorted({str(a) for a in active[1:]}),
+        "model_requests": session["model_request_count"],
+        "session_timed_out": session["cli"]["timed_out"],
+    }
+    if session["cli"]["timed_out"]:
+        return "unbounded", obs
+    if obs["stop_invocations"] > 1:
+        return "bounded", obs
+    return ("single-stop" if stops else "no-stop"), obs
+
+
 CLASSIFIERS = {
     "pretool-liveness": pretool_liveness,
     "pretool-decision": pretool_decision,
     "payload": payload,
+    "hook-lifetime": hook_lifetime,
+    "grandchild": grandchild,
+    "stop-loop": stop_loop,
 }

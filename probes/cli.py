@@ -16,13 +16,18 @@ from .errors import ProbeError
 
 
 def cmd_run(args) -> int:
+    """With --repeat N, N probes; --json then prints a JSON array of their records."""
     from .run import probe
+    records = []
     for n in range(args.repeat):
         ev, path = probe(args.spec, args.recipe, Path(args.results), args.backend)
         if args.json:
-            print(ev.to_json(), end="")
+            records.append(ev)
         else:
-            print(summary(ev, path))
+            print(("\n" if n else "") + summary(ev, path), flush=True)
+    if args.json:
+        one = records[0].to_json() if args.repeat == 1 else None
+        print(one or "[\n" + ",\n".join(r.to_json().rstrip() for r in records) + "\n]", end="" if one else "\n")
     return 0
 
 

@@ -38,6 +38,7 @@ class Invocation(Record):
     killed_by_signal: str | None
     killed_by: str | None  # "self", "cli" or "harness" when killed
     signals_received: list[str]
+    first_signal_offset_s: float | None
     output: str | None
     stderr: str | None
     grandchild: dict | None = None  # a process the hook left behind, and its fate
@@ -52,7 +53,8 @@ class ModelRequest(Record):
     user_agent: str
     tools: list[str]
     sentinels: dict[str, list[str]]  # PROBE-... words in the full text -> roles they were in
-    messages: list[dict]  # [{"role", "chars", "text"}], each text bounded
+    message_count: int
+    messages: list[dict]  # [{"role", "chars", "text"}]: the first and last few, each bounded
     reply: dict | None
 
 
@@ -82,11 +84,12 @@ class Evidence(Record):
     network: str
     harness_version: str
     started_at: str
+    run_id: str
     platform: str
     outcome: str
     observations: dict[str, Any]
     hooks: list[dict]  # what was registered: canonical, native, timeout, behaviour
-    invocations: list[Invocation]
+    invocations: list[Invocation]  # all, or a sample (first and last) of a runaway session
     invocation_count: int
     invocations_by_event: dict[str, int]
     model_requests: list[ModelRequest]

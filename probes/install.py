@@ -16,7 +16,7 @@ import platformdirs
 from filelock import FileLock
 
 from .errors import HarnessError
-from .spec import npm
+from .spec import npm, npm_error
 
 INSTALL_TIMEOUT_S = 600
 
@@ -48,8 +48,9 @@ def install(agent, version: str) -> Path:
     with FileLock(str(prefix) + ".lock"):
         if installed(agent, version):  # another process finished while we waited
             return prefix
+        for stale in prefix.parent.glob(f".{version}.partial-*"):  # from a killed install
+            shutil.rmtree(stale, ignore_errors=True)
         staging = prefix.with_name(f".{version}.partial-{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
         try:
             _npm_install(agent.package, version, staging)
             agent.prepare_install(staging)
@@ -69,5 +70,4 @@ def _npm_install(package: str, version: str, staging: Path) -> None:
     except subprocess.TimeoutExpired:
         raise HarnessError(f"npm install {package}@{version} took over {INSTALL_TIMEOUT_S}s: check the registry and retry") from None
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise HarnessError(f"npm install {package}@{version} failed: {last}")
+        raise HarnessError(f"npm install {package}@{version} failed ({npm_error(proc.stderr)}): check the registry and retry")

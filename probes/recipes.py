@@ -26,7 +26,7 @@ class Behavior(Strict):
     """What the instrumented hook does (see probes/runner/hook.py)."""
 
     read_stdin: bool = True
-    grandchild: bool = False
+    grandchild: Literal["session", "group", "stdout"] | None = None
     ignore_sigterm: bool = False
     seconds: float | None = None
     hang: bool = False
@@ -116,10 +116,29 @@ def load_file(path: Path) -> Recipe:
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "recipe"
-        raise InputError(f"invalid recipe {path}: {loc}: {err['msg']}") from None
+        line = yaml_line(path, err["loc"])
+        where = f"{path}:{line}" if line else str(path)
+        raise InputError(f"invalid recipe {where}: {loc}: {err['msg']}") from None
     if recipe.name != path.stem:
         raise InputError(f"invalid recipe {path}: name {recipe.name!r} must match the file name")
     return recipe
+
+
+def yaml_line(path: Path, loc: tuple) -> int | None:
+    """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
+    node = yaml.compose(path.read_text(encoding="utf-8"))
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+    return line
 
 
 def load_all() -> dict[str, Recipe]:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,8 +28,11 @@ from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writabl
 from .redact import known_secrets, redact, redact_env
 
 RUNNER_FILES = ("runner.py", "model.py", "hook.py")
-TEXT_LIMIT = 4000  # characters kept of each model message and each output tail
-INVOCATION_SAMPLE = 50  # invocations kept in the evidence; the count is always exact
+TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
+MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
+REQUESTS_KEPT = (10, 5)  # and of a runaway session's model requests, the first 10 and last 5
+SAMPLE = (20, 10)  # a runaway session keeps its first 20 and last 10 invocations and model
+                   # requests; the counts are always exact
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 PASSED_ENV = ("LANG", "LC_ALL", "TZ")  # the only variables taken from the caller
 
@@ -124,7 +128,7 @@ def script(recipe) -> list[dict]:
 
 
 def plan(agent, prefix: Path, recipe, run: RunDirs) -> dict:
-    node_dir = os.path.dirname(shutil.which("node") or "/usr/bin/node")
+    node_dir = os.path.dirname(spec.tool("node"))
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update({
         "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
@@ -156,6 +160,12 @@ def plan(agent, prefix: Path, recipe, run: RunDirs) -> dict:
 
 
 # ---------------------------------------------------------------- collect
+
+
+def sample(items: list, keep: tuple[int, int] = SAMPLE) -> list:
+    """All of `items`, or only the first and last few."""
+    head, tail_ = keep
+    return items if len(items) <= head + tail_ else items[:head] + items[-tail_:]
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -211,6 +221,7 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
             "killed_by_signal": signal_name,
             "killed_by": killed_by,
             "signals_received": [s["signal"] for s in rec.get("signals", [])],
+            "first_signal_offset_s": (round(rec["signals"][0]["at"] - t0, 3) if rec.get("signals") else None),
             "output": rec.get("output"),
             "stderr": rec.get("stderr"),
             "grandchild": gc,
@@ -242,8 +253,9 @@ def collect_requests(path: Path, t0: float) -> list[dict]:
                     "path": r["path"], "model": r.get("model"), "user_agent": r.get("user_agent", ""),
                     "tools": r["tools"], "reply": r.get("reply"),
                     "sentinels": {w: sorted(roles) for w, roles in sorted(found.items())},
+                    "message_count": len(r["messages"]),
                     "messages": [{"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
-                                 for m in r["messages"]]})
+                                 for m in sample(r["messages"], MESSAGES_KEPT)]})
     return out
 
 
@@ -262,9 +274,6 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
     invocations, requests, result = session["invocations"], session["model_requests"], session["cli"]
     executed, source = agent.executed_version(invocations, requests)
     secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in invocations))
-    by_event: dict[str, int] = {}
-    for inv in invocations:
-        by_event[inv["event"]] = by_event.get(inv["event"], 0) + 1
     ev = Evidence(
         agent=agent.name,
         requested_version=requested,
@@ -283,11 +292,11 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         outcome=outcome,
         observations=observations,
         hooks=session["hooks"],
-        invocations=[Invocation(**{k: v for k, v in inv.items() if k != "key"})
-                     for inv in invocations[:INVOCATION_SAMPLE]],
+        run_id=plan_["run_id"],
+        invocations=[Invocation(**{k: v for k, v in inv.items() if k != "key"}) for inv in sample(invocations)],
         invocation_count=len(invocations),
-        invocations_by_event=by_event,
-        model_requests=[ModelRequest(**r) for r in requests],
+        invocations_by_event=session["invocations_by_event"],
+        model_requests=[ModelRequest(**r) for r in sample(requests, REQUESTS_KEPT)],
         model_request_count=len(requests),
         side_effects=session["side_effects"],
         cli=CliRun(argv=[Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
@@ -314,6 +323,7 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
     check_writable(results)
+    spec.tool("node")
     prefix = install.install(agent, version)
     with tempfile.TemporaryDirectory(prefix="probe-run-") as tmp:
         run = RunDirs(Path(tmp))
@@ -333,6 +343,8 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
             "model_requests": collect_requests(Path(plan_["model_log"]), t0),
             "side_effects": collect_side_effects(recipe, run, t0),
         }
+        session["invocations_by_event"] = dict(Counter(i["event"] for i in session["invocations"]))
+        session["model_request_count"] = len(session["model_requests"])
         outcome, observations = CLASSIFIERS[recipe.classifier](session)
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
                             session, outcome, observations,

@@ -32,11 +32,23 @@ def parse_spec(text: str, agents) -> Spec:
     return Spec(m["agent"], m["version"])
 
 
-def npm() -> str:
-    path = shutil.which("npm")
+def tool(name: str) -> str:
+    """The path of node or npm, or a one-line error saying what to install."""
+    path = shutil.which(name)
     if not path:
-        raise InputError("npm not found on PATH: install Node.js and npm (https://nodejs.org) and retry")
+        raise InputError(f"{name} not found on PATH: install Node.js and npm (https://nodejs.org) and retry")
     return path
+
+
+def npm() -> str:
+    return tool("npm")
+
+
+def npm_error(stderr: str) -> str:
+    """npm's own one-line reason (its first error line), without the log-file pointer."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ln.startswith(("npm error", "npm ERR!")) and "complete log" not in ln]
+    return (errors or lines or ["no output"])[0]
 
 
 @dataclass(frozen=True)
@@ -48,13 +60,12 @@ class Published:
 def published(package: str) -> Published:
     """Ask the registry npm is configured for (so proxies and CA settings apply)."""
     try:
-        proc = subprocess.run([npm(), "view", package, "versions", "dist-tags", "--json"],
+        proc = subprocess.run([npm(), "view", package, "versions", "dist-tags", "--json", "--fetch-retries=1"],
                               capture_output=True, text=True, timeout=REGISTRY_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise HarnessError(f"npm registry did not answer within {REGISTRY_TIMEOUT_S}s for {package}: check network or npm config registry") from None
     if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise HarnessError(f"npm view {package} failed ({last}): check network or npm config registry")
+        raise HarnessError(f"npm view {package} failed ({npm_error(proc.stderr)}): check network or npm config registry")
     data = json.loads(proc.stdout)
     return Published(list(data["versions"]), data["dist-tags"]["latest"])
 

@@ -188,10 +188,12 @@ def test_read_stdin_false(hook):
     assert rec["ended_at"] is not None
 
 
-def test_grandchild_outlives_hook_in_its_own_session(hook, request):
-    proc, records = hook({"grandchild": True})
-    feed(proc)
-    assert proc.returncode == 0
+@pytest.mark.parametrize("mode", ["session", "group", "stdout"])
+def test_grandchild_outlives_hook(hook, request, mode):
+    proc, records = hook({"grandchild": mode})
+    proc.stdin.write(json.dumps(PAYLOAD).encode())
+    proc.stdin.close()
+    assert proc.wait(timeout=5) == 0  # the hook exits; a "stdout" grandchild keeps its pipe open
     gpid = the_record(records)["grandchild_pid"]
 
     def cleanup():
@@ -201,4 +203,7 @@ def test_grandchild_outlives_hook_in_its_own_session(hook, request):
             pass
     request.addfinalizer(cleanup)
     assert alive(gpid)
-    assert os.getsid(gpid) == gpid != os.getsid(0)
+    if mode == "group":
+        assert os.getpgid(gpid) == the_record(records)["pgid"]
+    else:
+        assert os.getsid(gpid) == gpid != os.getsid(0)

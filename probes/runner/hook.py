@@ -7,9 +7,10 @@ KEY names a registration in hook.json beside this file: {"records": DIR, "hooks"
 DIR/<start ns>-<pid>.json, rewritten atomically as it learns more: at start (argv, cwd, env,
 pid), after stdin, on a signal, and at the end. A hook that is killed keeps what it had.
 
-Behaviour keys (all optional): read_stdin (default true), grandchild (leave a process in its
-own session), ignore_sigterm, seconds (sleep), hang (sleep forever), signal (kill itself),
-stdout (text, or an object printed as JSON), stderr, exit_code.
+Behaviour keys (all optional): read_stdin (default true), grandchild (leave a sleeping process
+behind: "session" in its own session, "group" in the hook's process group, "stdout" in its own
+session holding the hook's stdout open), ignore_sigterm, seconds (sleep), hang (sleep
+forever), signal (kill itself), stdout (text, or an object printed as JSON), stderr, exit_code.
 """
 
 import json
@@ -67,11 +68,12 @@ def on_signal(signum, _frame) -> None:
     os.kill(os.getpid(), signum)
 
 
-def leave_grandchild() -> int:
-    """A sleeper in its own session, outside the hook's process group."""
+def leave_grandchild(mode: str) -> int:
+    """A sleeper the hook does not wait for (see the module doc for the modes)."""
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+                             stdin=subprocess.DEVNULL,
+                             stdout=None if mode == "stdout" else subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=mode != "group")
     return child.pid
 
 
@@ -105,7 +107,7 @@ def main() -> int:
         record["stdin_read_at"] = time.time()
         save()
     if behavior.get("grandchild"):
-        record["grandchild_pid"] = leave_grandchild()
+        record["grandchild_pid"] = leave_grandchild(behavior["grandchild"])
         save()
     if behavior.get("seconds"):
         time.sleep(float(behavior["seconds"]))

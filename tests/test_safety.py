@@ -1,0 +1,202 @@
+"""Safe to run anywhere, safe to publish: no credential written, no network beyond loopback,
+no process of a run left behind, no half-written evidence, the same label every time."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from probes.recipes import load_all
+
+from .conftest import CLAUDE, COPILOT, need, probe_cmd
+
+pytestmark = pytest.mark.real
+
+SHIPPED = sorted(load_all())
+CANARIES = {
+    "GITHUB_TOKEN": "ghp_CanaryCanaryCanary0000000000000001",
+    "GH_ENTERPRISE_TOKEN": "gho_CanaryCanaryCanary0000000000000002",
+    "OPENAI_API_KEY": "sk-CanaryCanaryCanary0000000000000003",
+    "ANTHROPIC_API_KEY": "sk-ant-CanaryCanaryCanary00000000000004",
+    "SLACK_BOT": "xoxb-Canary-Canary-0000000000000005",
+    "SESSION_BLOB": "eyJhbGciOiJIUzI1NiJ9.eyJjYW5hcnkiOiI2In0.Q2FuYXJ5Q2FuYXJ5MDAwNg",
+    "MY_NOTES": "github_pat_CanaryCanaryCanary0000000000000007",
+    "DB_PASSWORD": "plain-canary-password-0008",
+}
+
+
+def env_with_canaries(**extra) -> dict:
+    return {**os.environ, **CANARIES, **extra}
+
+
+def leaked(paths, texts=()) -> list[str]:
+    """Canary values found in any of the files (recursively) or texts."""
+    hits = []
+    for root in paths:
+        for f in [root] if root.is_file() else root.rglob("*"):
+            if f.is_file():
+                data = f.read_text(errors="replace")
+                hits += [f"{f}: {k}" for k, v in CANARIES.items() if v in data]
+    hits += [f"output: {k}" for t in texts for k, v in CANARIES.items() if v in t]
+    return hits
+
+
+def processes_with(text: str) -> list[int]:
+    """Live processes whose environment mentions `text` (a run id, a run's temp path)."""
+    needle = text.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle in f.read():
+                        with open(f"/proc/{entry}/stat", "rb") as s:
+                            if s.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+                                found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def run_json(*args, results: Path, env=None, timeout=600):
+    argv = [sys.executable, "-m", "probes.cli", "run", *args, "--json", "--results", str(results)]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+@pytest.mark.parametrize("recipe", SHIPPED)
+def test_five_runs_one_label_no_canary_no_leftover(spec, recipe, real_tools, tmp_path):
+    if spec.split("@")[0] not in load_all()[recipe].agents:
+        pytest.skip(f"{recipe} does not apply to {spec}")
+    proc = run_json(spec, recipe, "--repeat", "5", results=tmp_path / "results", env=env_with_canaries())
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(proc.stdout)
+    assert len(records) == 5
+    assert len({r["outcome"] for r in records}) == 1, [r["outcome"] for r in records]
+    assert not leaked([tmp_path / "results"], [proc.stdout, proc.stderr])
+    for r in records:
+        assert r["network"] == "isolated"
+        assert processes_with(r["run_id"]) == []
+        assert r["cleanup"]["alive_at_cli_exit"] == 0 or recipe.endswith("loop")
+
+
+def canary_recipes(tmp_path: Path) -> Path:
+    """The shipped recipes plus one whose hook prints canaries and whose prompt and extra
+    environment carry them: redaction of hook output, model requests and CLI output."""
+    d = tmp_path / "recipes"
+    shutil.copytree(Path(__file__).parent.parent / "recipes", d)
+    words = " ".join(CANARIES.values())
+    body = {
+        "question": "canary", "agents": ["copilot", "claude"], "classifier": "pretool-decision",
+        "prompt": f"Run the probe step. {CANARIES['GITHUB_TOKEN']}",
+        "env": {"MY_SERVICE_TOKEN": CANARIES["OPENAI_API_KEY"], "HARMLESS": CANARIES["SESSION_BLOB"]},
+        "hooks": [{"event": "pre_tool", "behavior": {"stdout": {"permissionDecision": "deny",
+                   "permissionDecisionReason": words}, "stderr": words}},
+                  {"event": "post_tool", "behavior": {"stdout": words}}],
+    }
+    (d / "canary-pretool.yaml").write_text(json.dumps({"name": "canary-pretool", "control": "canary-pretool-control", **body}))
+    (d / "canary-pretool-control.yaml").write_text(json.dumps({"name": "canary-pretool-control", "control_of": "canary-pretool", **body}))
+    return d
+
+
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+def test_canaries_in_hook_output_prompt_and_env_are_redacted(spec, real_tools, tmp_path):
+    env = env_with_canaries(PROBE_RECIPES=str(canary_recipes(tmp_path)))
+    proc = run_json(spec, "canary-pretool", results=tmp_path / "results", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not leaked([tmp_path / "results"], [proc.stdout, proc.stderr])
+    ev = json.loads(proc.stdout)
+    assert "<redacted>" in json.dumps(ev["invocations"]) and "<redacted>" in json.dumps(ev["model_requests"])
+    if spec == CLAUDE:
+        assert all(i["env"]["ANTHROPIC_API_KEY"] == "<redacted>" for i in ev["invocations"])
+
+
+CONNECT_RE = re.compile(r'connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\(\d+\), '
+                        r'(?:sin6_flowinfo=[^,]+, )?(?:inet_pton\(AF_INET6, "|sin_addr=inet_addr\(")([^"]+)"\)'
+                        r'.*\) = (0|-1 EINPROGRESS)')
+
+
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+def test_no_connection_beyond_loopback(spec, real_tools, tmp_path):
+    need(shutil.which("strace") is not None, "strace not on PATH")
+    results = tmp_path / "results"
+    assert run_json(spec, "payload-pretool", results=results).returncode == 0  # installed first
+    trace = tmp_path / "trace"
+    proc = subprocess.run(["strace", "-f", "-e", "trace=connect", "-o", str(trace), sys.executable,
+                           "-m", "probes.cli", "run", spec, "payload-pretool", "--json", "--results", str(results)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["network"] == "isolated"
+    lines = trace.read_text().splitlines()
+    made = [m.group(1) for line in lines if (m := CONNECT_RE.search(line))]
+    assert made, "the trace saw no successful connect at all (the CLI's to the model server)"
+    assert all(a.startswith("127.") or a in ("::1", "::ffff:127.0.0.1") for a in made), made
+
+
+def test_host_network_is_said_when_namespaces_are_unavailable(real_tools, tmp_path, monkeypatch):
+    from probes.backends import local
+    from probes.run import probe
+    monkeypatch.setattr(local, "isolation_prefix", lambda: ())
+    ev, path = probe(CLAUDE, "hang-pretool-control", tmp_path / "results")
+    assert ev.network == "host" and ev.outcome == "allowed"
+    assert processes_with(ev.run_id) == []
+
+
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+def test_ctrl_c_leaves_nothing_running_and_nothing_written(spec, real_tools, tmp_path):
+    assert run_json(spec, "hang-pretool-control", results=tmp_path / "warm").returncode == 0
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", "run", spec, "hang-pretool",
+                             "--results", str(tmp_path / "results")],
+                            env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 20
+    while not processes_with(str(tmp) + "/probe-run-") or not list(tmp.glob("probe-run-*/records/*.json")):
+        assert time.time() < deadline, "the hook never started"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does to the foreground group
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip() == "probe: interrupted; no evidence written for the unfinished probe"
+    assert not (tmp_path / "results").exists()
+    assert list(tmp.iterdir()) == []
+    assert processes_with(str(tmp)) == []
+
+
+def test_concurrent_runs_share_one_install_and_write_whole_evidence(real_tools, tmp_path):
+    env = {**os.environ, "PROBE_CACHE": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "probes.cli", "run"]
+    jobs = [[CLAUDE, "payload-pretool"], [CLAUDE, "payload-pretool"], [CLAUDE, "exit2-pretool"]]
+    procs = [subprocess.Popen([*argv, *job, "--results", str(tmp_path / "results")], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for job in jobs]
+    for p in procs:
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    versions = tmp_path / "cache" / "cli" / "claude"
+    assert sorted(p.name for p in versions.iterdir() if p.is_dir()) == ["2.1.328"]
+    assert not list(versions.glob(".*partial*"))
+    for f in (tmp_path / "results").rglob("*.json"):
+        assert json.loads(f.read_text())["schema_version"] == 1
+    assert not list((tmp_path / "results").rglob("*.tmp"))
+
+
+def test_runaway_stop_loop_is_cut_and_its_evidence_stays_small(real_tools, tmp_path):
+    proc = run_json("copilot@1.0.71", "stop-block-loop", results=tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    ev = json.loads(proc.stdout)
+    assert ev["outcome"] == "unbounded" and ev["cli"]["timed_out"]
+    assert ev["observations"]["stop_invocations"] == ev["invocation_count"] > 30
+    assert len(ev["invocations"]) <= 30 and len(ev["model_requests"]) <= 15
+    path = tmp_path / "results" / "copilot" / "1.0.71" / "stop-block-loop.json"
+    assert path.stat().st_size < 300_000
+    assert processes_with(ev["run_id"]) == []
