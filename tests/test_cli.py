@@ -57,3 +57,52 @@ def test_summary_shows_mismatch_loudly():
                      "version_mismatch": True})
     text = summary(ev, "results/x.json")
     assert "MISMATCH: asked for 1.0.57" in text and "fail-open" in text
+
+
+def test_invalid_recipe_file_names_file_and_line(tmp_path, monkeypatch, capsys):
+    import shutil
+    from pathlib import Path
+    recipes = tmp_path / "recipes"
+    shutil.copytree(Path(__file__).parent.parent / "recipes", recipes)
+    (recipes / "hang-pretool.yaml").write_text(
+        "name: hang-pretool\nquestion: q\nagents: [copilot]\nclassifier: pretool-liveness\n"
+        "control: hang-pretool-control\nhooks:\n  - event: pre_tool\n    behavior: {hang: maybe}\n")
+    monkeypatch.setenv("PROBE_RECIPES", str(recipes))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "copilot@1.0.92", "hang-pretool"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"invalid recipe {recipes}/hang-pretool.yaml:8: hooks.0.behavior.hang" in err
+    assert main(["list"]) == 2
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("path_dirs, message", [([], "npm not found on PATH")])
+def test_missing_npm_is_one_line(path_dirs, message, tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PATH": "/nonexistent", "PROBE_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "probes.cli", "run", "copilot@1.0.92", "hang-pretool",
+                           "--results", str(tmp_path / "r")], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr == f"probe: {message}: install Node.js and npm (https://nodejs.org) and retry\n"
+    assert not (tmp_path / "r").exists()
+
+
+def test_unreachable_registry_is_one_line_exit_1(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "npm_config_registry": "http://127.0.0.1:9/", "PROBE_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "probes.cli", "run", "copilot@1.0.92", "hang-pretool",
+                           "--results", str(tmp_path / "r")], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "npm view @github/copilot failed (npm error code ECONNREFUSED)" in proc.stderr
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.real
+def test_unwritable_results_via_cli(real_tools, tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert main(["run", "claude@2.1.328", "hang-pretool", "--results", str(tmp_path / "file" / "r")]) == 2
+    assert "is not writable: choose another with --results" in capsys.readouterr().err
