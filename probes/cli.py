@@ -65,10 +65,17 @@ def cmd_list(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(tabulate([(r["name"], ",".join(r["agents"]), r["control"] or f"(control of {r['control_of']})",
+        print(tabulate([(r["name"], ",".join(r["agents"]), _control(r),
                          r["question"]) for r in rows],
                        headers=["recipe", "agents", "control", "question"]))
     return 0
+
+
+def _control(r: dict) -> str:
+    if r["control_of"]:
+        return f"(control of {r['control_of']})"
+    c = r["control"]
+    return c if isinstance(c, str) else ", ".join(f"{a}: {n}" for a, n in c.items())
 
 
 def cmd_versions(args) -> int:

@@ -27,6 +27,8 @@ class Invocation(Record):
     stdin_eof: bool | None = None
     argv: list[str]
     cwd: str
+    cwd_relative: str  # to the workspace root: "." is the project root
+    config_index: int | None  # which of the recipe's hooks this was
     env: dict[str, str]
     pid: int
     started_at: str
@@ -52,7 +54,7 @@ class ModelRequest(Record):
     model: str | None
     user_agent: str
     tools: list[str]
-    sentinels: dict[str, list[str]]  # PROBE-... words in the full text -> roles they were in
+    sentinels: dict[str, dict]  # PROBE-... word -> {"roles", "verbatim", "snippet"}, from the full text
     message_count: int
     messages: list[dict]  # [{"role", "chars", "text"}]: the first and last few, each bounded
     reply: dict | None
@@ -86,8 +88,10 @@ class Evidence(Record):
     started_at: str
     run_id: str
     platform: str
+    subject: str | None  # the canonical event under test
     outcome: str
     observations: dict[str, Any]
+    claims: list[dict]  # what docs and changelogs say, and whether this run agrees
     hooks: list[dict]  # what was registered: canonical, native, timeout, behaviour
     invocations: list[Invocation]  # all, or a sample (first and last) of a runaway session
     invocation_count: int
@@ -96,6 +100,7 @@ class Evidence(Record):
     model_request_count: int
     side_effects: list[dict]  # files the scripted tool steps left: {"step", "kind", "path", "offset_s"}
     cli: CliRun
+    cli_cwd: str  # where the CLI started, relative to the workspace
     cleanup: dict[str, Any]
 
     def to_json(self) -> str:

@@ -32,21 +32,40 @@ class Behavior(Strict):
     hang: bool = False
     signal: Literal["SIGKILL", "SIGSEGV", "SIGABRT", "SIGTERM"] | None = None
     stdout: str | dict | None = None
+    stdout_pad: int = 0  # spaces printed after stdout: a very large output
     stderr: str | None = None
     exit_code: int = 0
 
 
+def pick(value, agent: str):
+    """A recipe value that may differ per agent: {copilot: ..., claude: ...} or one for all."""
+    if isinstance(value, dict) and value and set(value) <= set(AGENTS):
+        return value.get(agent)
+    return value
+
+
+def _agent_keys(value, what: str):
+    if isinstance(value, dict) and not set(value) <= set(AGENTS) and what != "env":
+        raise ValueError(f"{what} per agent takes keys {', '.join(AGENTS)}, not {', '.join(sorted(set(value) - set(AGENTS)))}")
+    return value
+
+
 class Hook(Strict):
     event: str
-    behavior: Behavior = Behavior()
+    behavior: Behavior | dict[str, Behavior] = Behavior()  # or one per agent
     timeout_s: float | None = None
-    matcher: str | None = None
+    matcher: str | dict[str, str] | None = None  # or one per agent
     casing: Literal["native", "pascal"] = "native"  # Copilot: camelCase or PascalCase key
+    native: str | dict[str, str] | None = None  # register under exactly this key (e.g. mis-cased)
+    raw: dict | None = None  # register this entry as written, not the instrumented hook
+    agents: list[str] | None = None  # only for these agents (default: all the recipe's)
 
     @model_validator(mode="after")
     def _known_event(self):
         if self.event not in CANONICAL_EVENTS:
             raise ValueError(f"unknown canonical event {self.event!r}; known: {', '.join(CANONICAL_EVENTS)}")
+        for name in ("behavior", "matcher", "native"):
+            _agent_keys(getattr(self, name), name)
         return self
 
 
@@ -58,7 +77,7 @@ class Step(Strict):
     command: str | None = None  # shell; default writes the step's marker file
     path: str | None = None
     content: str | None = None
-    prompt: str | None = None  # subagent
+    prompt: str | None = None  # subagent: what the child is asked (it plays subagent_turns)
 
     @model_validator(mode="after")
     def _one_kind(self):
@@ -69,18 +88,39 @@ class Step(Strict):
         return self
 
 
+class Claim(Strict):
+    """What a doc or changelog says this recipe should find."""
+
+    source: str  # e.g. "copilot changelog 1.0.72", "Claude Code hooks docs"
+    says: str  # the statement, quoted or closely paraphrased
+    agent: str
+    since: str | None = None  # the version it names; the claim applies from there on
+    until: str | None = None  # last version it applies to
+    outcome: str | None = None  # the label that agrees with it
+    observation: dict | None = None  # or observation values that agree with it
+
+
 class Recipe(Strict):
     name: str
     question: str
     agents: list[str]
     classifier: str
-    control: str | None = None  # the recipe that must come out differently
-    control_of: str | None = None  # set on control recipes
+    control: str | dict[str, str] | None = None  # the recipe that must come out differently
+    # (one per agent where the agents' answers match different references)
+    control_of: str | None = None  # set on pure control recipes
+    subject: str | None = None  # the canonical event under test (default: the first hook's)
     prompt: str = "Run the probe step."
     hooks: list[Hook]
     turns: list[Step] = Field(default_factory=lambda: [Step(tool="shell"), Step(text="done")])
+    subagent_turns: list[Step] = Field(default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")])
     budget_s: float = 20.0
-    env: dict[str, str] = Field(default_factory=dict)  # extra CLI environment
+    env: dict[str, str | None] | dict[str, dict[str, str | None]] = Field(default_factory=dict)  # CLI env changes (None unsets)
+    cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
+    config_location: Literal["native", "claude-settings"] = "native"  # Copilot: also .claude/settings.json
+    permissive: bool = True  # tools pre-approved (Copilot --allow-all-tools; Claude --allowedTools)
+    watch_files: list[str] = Field(default_factory=list)  # more side effects to time
+    claims: list[Claim] = Field(default_factory=list)
+    slow: bool = False  # waits out a long default: left out of the repeated-run tests
 
     @model_validator(mode="after")
     def _check(self):
@@ -92,10 +132,21 @@ class Recipe(Strict):
         from .classify import CLASSIFIERS
         if self.classifier not in CLASSIFIERS:
             raise ValueError(f"unknown classifier {self.classifier!r}; known: {', '.join(CLASSIFIERS)}")
+        if self.subject is not None and self.subject not in CANONICAL_EVENTS:
+            raise ValueError(f"unknown subject event {self.subject!r}")
+        for c in self.claims:
+            if c.agent not in self.agents:
+                raise ValueError(f"claim for {c.agent!r}, which the recipe does not apply to")
         return self
+
+    def control_for(self, agent: str) -> str | None:
+        return pick(self.control, agent)
 
     def canonical_events(self) -> list[str]:
         return sorted({h.event for h in self.hooks})
+
+    def subject_event(self) -> str | None:
+        return self.subject or (self.hooks[0].event if self.hooks else None)
 
 
 def recipes_dir() -> Path:
@@ -115,8 +166,10 @@ def load_file(path: Path) -> Recipe:
         recipe = Recipe(**data)
     except ValidationError as e:
         err = e.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or "recipe"
-        line = yaml_line(path, err["loc"])
+        # drop union branch names (Behavior, dict[str,Behavior]) from the field path
+        parts = [p for p in err["loc"] if not (isinstance(p, str) and (p[:1].isupper() or "[" in p))]
+        loc = ".".join(str(p) for p in parts) or "recipe"
+        line = yaml_line(path, parts)
         where = f"{path}:{line}" if line else str(path)
         raise InputError(f"invalid recipe {where}: {loc}: {err['msg']}") from None
     if recipe.name != path.stem:
@@ -144,9 +197,14 @@ def yaml_line(path: Path, loc: tuple) -> int | None:
 def load_all() -> dict[str, Recipe]:
     recipes = {p.stem: load_file(p) for p in sorted(recipes_dir().glob("*.yaml"))}
     for r in recipes.values():
-        for other in (r.control, r.control_of):
-            if other and other not in recipes:
-                raise InputError(f"invalid recipe {recipes_dir() / (r.name + '.yaml')}: names {other!r}, which does not exist")
+        where = f"invalid recipe {recipes_dir() / (r.name + '.yaml')}"
+        for agent in r.agents:
+            other = r.control_for(agent) or r.control_of
+            if other not in recipes:
+                raise InputError(f"{where}: names {other!r} for {agent}, which does not exist")
+            c = recipes[other]
+            if r.control and (c.classifier != r.classifier or agent not in c.agents):
+                raise InputError(f"{where}: its control {c.name!r} must use classifier {r.classifier!r} and apply to {agent}")
     return recipes
 
 

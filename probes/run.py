@@ -21,7 +21,8 @@ from pathlib import Path
 from . import __version__, install, recipes, spec
 from .agents import AGENTS, Registration, hook_command
 from .backends import BACKENDS
-from .classify import CLASSIFIERS, SENTINEL_RE
+from .claims import judge
+from .classify import CLASSIFIERS, SENTINEL_RE, hook_texts
 from .errors import InputError
 from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writable,
                        evidence_path, write_atomic)
@@ -94,35 +95,51 @@ def workspace(run: RunDirs) -> None:
 def register_hooks(agent, recipe, run: RunDirs, python: str) -> tuple[list[Registration], dict]:
     regs, sidecar = [], {}
     for n, hook in enumerate(recipe.hooks):
-        native = agent.native_event(hook.event, hook.casing)
+        if hook.agents is not None and agent.name not in hook.agents:
+            continue
+        native = recipes.pick(hook.native, agent.name) or agent.native_event(hook.event, hook.casing)
         if native is None:
             raise InputError(f"recipe {recipe.name!r}: {agent.name} has no {hook.casing} event for {hook.event!r}")
         key = f"{n}-{hook.event}"
+        behavior = recipes.pick(hook.behavior, agent.name) or recipes.Behavior()
         regs.append(Registration(key, native, hook_command(python, run.bin / "hook.py", key),
-                                 hook.timeout_s, hook.matcher))
+                                 hook.timeout_s, recipes.pick(hook.matcher, agent.name),
+                                 recipes.pick(hook.raw, agent.name)))
         sidecar[key] = {"event": native, "canonical": hook.event,
-                        "behavior": hook.behavior.model_dump(exclude_defaults=True)}
+                        "behavior": behavior.model_dump(exclude_defaults=True)}
     (run.bin / "hook.json").write_text(json.dumps({"records": str(run.records), "hooks": sidecar}))
-    agent.write_hooks(run.workspace, regs)
+    writer = AGENTS["claude"] if recipe.config_location == "claude-settings" else agent
+    writer.write_hooks(run.workspace, regs)
     return regs, sidecar
 
 
+SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
+
+
 def marker_path(step, index: int) -> str | None:
+    """The file a scripted step leaves, relative to the CLI's working directory."""
     if step.tool == "shell":
         return f"probe-marker-{index}.txt"
     if step.tool == "create_file":
         return step.path or f"probe-created-{index}.txt"
+    if step.tool == "edit_file":
+        return step.path or "README.md"
     return step.path
 
 
-def script(recipe) -> list[dict]:
+def script(turns) -> list[dict]:
     out = []
-    for i, step in enumerate(recipe.turns):
+    for i, step in enumerate(turns):
         s = step.model_dump(exclude_none=True)
         if step.tool == "shell" and step.command is None:
             s["command"] = f"echo ran > {marker_path(step, i)}"
-        if step.tool == "create_file":
+        if step.tool in ("create_file", "edit_file", "view_file"):
             s["path"] = marker_path(step, i)
+        if step.tool == "edit_file":
+            s.setdefault("old", "probe workspace")
+            s.setdefault("new", "probe workspace, edited")
+        if step.tool == "subagent":
+            s["prompt"] = f"{SUBAGENT_SENTINEL}: {step.prompt or 'run the probe step'}"
         out.append(s)
     return out
 
@@ -143,14 +160,18 @@ def plan(agent, prefix: Path, recipe, run: RunDirs) -> dict:
         "GIT_CONFIG_NOSYSTEM": "1",
     })
     env.update(agent.session_env(prefix, run.home))
-    env.update(recipe.env)
+    env.update(recipes.pick(recipe.env, agent.name) or {})
+    cwd = run.workspace / (recipe.cwd or "")
+    cwd.mkdir(parents=True, exist_ok=True)
     return {
-        "argv": agent.argv(prefix, recipe.prompt),
-        "env": env,
-        "cwd": str(run.workspace),
+        "argv": agent.argv(prefix, recipe.prompt, recipe.permissive),
+        "env": {k: v for k, v in env.items() if v is not None},
+        "cwd": str(cwd),
         "budget_s": recipe.budget_s,
         "run_id": uuid.uuid4().hex,
-        "script": script(recipe),
+        "script": script(recipe.turns),
+        "subagent_script": script(recipe.subagent_turns),
+        "subagent_sentinel": SUBAGENT_SENTINEL,
         "records": str(run.records),
         "model_log": str(run.root / "model.jsonl"),
         "stdout": str(run.root / "cli.stdout"),
@@ -172,6 +193,13 @@ def read_jsonl(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def relative(path: str, root: Path) -> str:
+    try:
+        return str(Path(path).relative_to(root)) or "."
+    except ValueError:
+        return path
 
 
 def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]:
@@ -210,6 +238,8 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
             "stdin_eof": rec.get("stdin_eof"),
             "argv": rec["argv"],
             "cwd": rec["cwd"],
+            "cwd_relative": relative(rec["cwd"], run.workspace),
+            "config_index": int(rec["key"].split("-")[0]) if rec["key"][:1].isdigit() else None,
             "env": rec["env"],
             "pid": pid,
             "started_at": iso(rec["started_at"]),
@@ -229,34 +259,52 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
     return out
 
 
-def collect_side_effects(recipe, run: RunDirs, t0: float) -> list[dict]:
-    """The files the scripted tool steps left, timed by their mtime (the tool ran then)."""
+def collect_side_effects(recipe, cwd: Path, t0: float) -> list[dict]:
+    """The files the scripted steps left (and the recipe's watched files), timed by their
+    mtime: the tool ran then. A view step leaves nothing; a file it reads is not proof."""
+    wanted = [(i, step.tool, marker_path(step, i)) for i, step in enumerate(recipe.turns)
+              if step.tool in ("shell", "create_file", "edit_file")]
+    wanted += [(None, "watched", rel) for rel in recipe.watch_files]
     out = []
-    for i, step in enumerate(recipe.turns):
-        rel = marker_path(step, i) if step.tool else None
-        p = run.workspace / rel if rel else None
-        if p and p.exists():
-            out.append({"step": i, "kind": step.tool, "path": rel,
+    for step, kind, rel in wanted:
+        p = cwd / rel
+        if p.exists() and (kind != "edit_file" or "edited" in p.read_text(errors="replace")):
+            out.append({"step": step, "kind": kind, "path": rel,
                         "offset_s": round(p.stat().st_mtime_ns / 1e9 - t0, 3)})
     return out
 
 
-def collect_requests(path: Path, t0: float) -> list[dict]:
-    """Model requests as evidence: sentinels are found in the full text, then texts bounded."""
+def collect_requests(path: Path, t0: float, phrases: list[str]) -> list[dict]:
+    """Model requests as evidence. Sentinel words (PROBE-...) are looked for in the full
+    texts: by role, whether a hook's whole phrase is there verbatim, and a snippet around the
+    first one. Then the texts are bounded."""
     out = []
     for r in read_jsonl(path):
-        found: dict[str, set[str]] = {}
+        found: dict[str, dict] = {}
         for m in r["messages"]:
-            for word in SENTINEL_RE.findall(m["text"]):
-                found.setdefault(word, set()).add(m["role"])
+            for match in SENTINEL_RE.finditer(m["text"]):
+                word = match.group()
+                f = found.setdefault(word, {"roles": set(), "verbatim": False, "snippet": None})
+                f["roles"].add(m["role"])
+                f["verbatim"] = f["verbatim"] or any(word in p and p in m["text"] for p in phrases)
+                if f["snippet"] is None:
+                    f["snippet"] = m["text"][max(0, match.start() - 80):match.start() + 400]
         out.append({"seq": r["seq"], "offset_s": round(r["t"] - t0, 3), "method": r["method"],
                     "path": r["path"], "model": r.get("model"), "user_agent": r.get("user_agent", ""),
                     "tools": r["tools"], "reply": r.get("reply"),
-                    "sentinels": {w: sorted(roles) for w, roles in sorted(found.items())},
+                    "sentinels": {w: {**f, "roles": sorted(f["roles"])} for w, f in sorted(found.items())},
                     "message_count": len(r["messages"]),
                     "messages": [{"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
                                  for m in sample(r["messages"], MESSAGES_KEPT)]})
     return out
+
+
+def cli_record(plan_: dict, result: dict) -> dict:
+    return {"argv": [Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
+            "exit_code": result["exit_code"], "exit_signal": result["exit_signal"],
+            "wall_s": result["wall_s"], "timed_out": result["timed_out"],
+            "budget_s": plan_["budget_s"], "stdout_tail": tail(Path(plan_["stdout"])),
+            "stderr_tail": tail(Path(plan_["stderr"]))}
 
 
 def tail(path: Path) -> str:
@@ -269,10 +317,10 @@ def tail(path: Path) -> str:
 
 
 def build_evidence(agent, requested: str, version: str, recipe, backend: str, network: str,
-                   plan_: dict, session: dict, outcome: str, observations: dict,
-                   stable_paths: dict[str, str]) -> Evidence:
-    invocations, requests, result = session["invocations"], session["model_requests"], session["cli"]
-    executed, source = agent.executed_version(invocations, requests)
+                   plan_: dict, result: dict, session: dict, outcome: str, observations: dict,
+                   stable_paths: dict[str, str], home: Path) -> Evidence:
+    invocations, requests = session["invocations"], session["model_requests"]
+    executed, source = agent.executed_version(invocations, requests, home)
     secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in invocations))
     ev = Evidence(
         agent=agent.name,
@@ -282,15 +330,17 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         version_mismatch=executed != version,
         recipe=recipe.name,
         question=recipe.question,
-        control=recipe.control,
+        control=recipe.control_for(agent.name),
         control_of=recipe.control_of,
         backend=backend,
         network=network,
         harness_version=__version__,
         started_at=iso(result["started_at"]),
         platform=f"{platform.system()}-{platform.machine()}",
+        subject=session["subject"],
         outcome=outcome,
         observations=observations,
+        claims=judge(recipe.claims, agent.name, executed, outcome, observations),
         hooks=session["hooks"],
         run_id=plan_["run_id"],
         invocations=[Invocation(**{k: v for k, v in inv.items() if k != "key"}) for inv in sample(invocations)],
@@ -299,11 +349,8 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         model_requests=[ModelRequest(**r) for r in sample(requests, REQUESTS_KEPT)],
         model_request_count=len(requests),
         side_effects=session["side_effects"],
-        cli=CliRun(argv=[Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
-                   exit_code=result["exit_code"], exit_signal=result["exit_signal"],
-                   wall_s=result["wall_s"], timed_out=result["timed_out"],
-                   budget_s=plan_["budget_s"], stdout_tail=tail(Path(plan_["stdout"])),
-                   stderr_tail=tail(Path(plan_["stderr"]))),
+        cli=CliRun(**session["cli"]),
+        cli_cwd=session["cli_cwd"],
         cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]),
                  "killed_by_harness": len(result["harness_killed"])},
     )
@@ -334,21 +381,25 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         plan_ = plan(agent, prefix, recipe, run)
         result, network = backend.run(run.root, plan_)
         t0 = result["started_at"]
+        hooks = [{"canonical": sidecar[r.key]["canonical"], "native": r.native,
+                  "timeout_s": r.timeout_s, "matcher": r.matcher, "raw": r.raw,
+                  "behavior": sidecar[r.key]["behavior"]} for r in regs]
         session = {
-            "hooks": [{"canonical": sidecar[r.key]["canonical"], "native": r.native,
-                       "timeout_s": r.timeout_s, "matcher": r.matcher,
-                       "behavior": sidecar[r.key]["behavior"]} for r in regs],
-            "cli": result,
+            "subject": recipe.subject_event(),
+            "cli_cwd": recipe.cwd or ".",
+            "hooks": hooks,
+            "cli": cli_record(plan_, result),
             "invocations": collect_invocations(run, sidecar, result),
-            "model_requests": collect_requests(Path(plan_["model_log"]), t0),
-            "side_effects": collect_side_effects(recipe, run, t0),
+            "model_requests": collect_requests(Path(plan_["model_log"]), t0,
+                                               [t for h in hooks for t in hook_texts(h)]),
+            "side_effects": collect_side_effects(recipe, Path(plan_["cwd"]), t0),
         }
         session["invocations_by_event"] = dict(Counter(i["event"] for i in session["invocations"]))
         session["model_request_count"] = len(session["model_requests"])
         outcome, observations = CLASSIFIERS[recipe.classifier](session)
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
-                            session, outcome, observations,
-                            {str(run.root): "$RUN", str(prefix): "$INSTALL"})
+                            result, session, outcome, observations,
+                            {str(run.root): "$RUN", str(prefix): "$INSTALL"}, run.home)
     path = evidence_path(results, ev)
     write_atomic(path, ev.to_json())
     return ev, path

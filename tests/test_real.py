@@ -3,6 +3,9 @@ shipped recipe and its control, on Copilot 1.0.92 and 1.0.80 and Claude Code 2.1
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from probes.recipes import load_all
@@ -14,18 +17,17 @@ pytestmark = pytest.mark.real
 RECIPES = {name: r for name, r in load_all().items() if r.control}
 SPECS = (COPILOT, COPILOT_OLD, CLAUDE)
 
-# What these pinned versions did when the recipes were written. A change here is a change in
-# the harness (these versions do not change), so it fails loudly.
-EXPECTED = {
-    (COPILOT, "hang-pretool"): "fail-open", (COPILOT_OLD, "hang-pretool"): "fail-open",
-    (CLAUDE, "hang-pretool"): "fail-open",
-    (COPILOT, "crash-pretool"): "fail-closed", (COPILOT_OLD, "crash-pretool"): "fail-closed",
-    (CLAUDE, "crash-pretool"): "fail-open",
-    (COPILOT, "exit2-pretool"): "denied", (COPILOT_OLD, "exit2-pretool"): "denied",
-    (CLAUDE, "exit2-pretool"): "denied",
-    (COPILOT, "payload-pretool"): "recorded", (COPILOT_OLD, "payload-pretool"): "recorded",
-    (CLAUDE, "payload-pretool"): "recorded",
-}
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def expected(spec: str, recipe: str) -> str:
+    """What this pinned version did when the recipe was written: tests/fixtures holds that
+    evidence (`probe run SPEC RECIPE --results tests/fixtures`). Pinned versions do not change,
+    so a different label is a change in the harness, or a label that depends on a race."""
+    agent, version = spec.split("@")
+    path = FIXTURES / agent / version / f"{recipe}.json"
+    assert path.exists(), f"no fixture for {spec} {recipe}: probe run {spec} {recipe} --results tests/fixtures"
+    return json.loads(path.read_text())["outcome"]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -39,7 +41,8 @@ def test_recipe_and_its_control_disagree(spec, recipe, run_probe):
         assert not e["version_mismatch"]
         assert e["network"] == "isolated"
         assert e["invocation_count"] >= 1
-    assert ev["outcome"] == EXPECTED[spec, recipe]
+    assert ev["outcome"] == expected(spec, recipe)
+    assert control["outcome"] == expected(spec, RECIPES[recipe].control)
     assert control["outcome"] != ev["outcome"], (recipe, control["outcome"])
 
 

@@ -24,6 +24,7 @@ class Registration:
     command: str
     timeout_s: float | None
     matcher: str | None
+    raw: dict | None = None  # an entry written as given instead of the instrumented hook
 
 
 def hook_command(python: str, hook_path: Path, key: str) -> str:

@@ -30,6 +30,9 @@ class Claude:
         from . import write_json
         hooks: dict[str, list] = {}
         for r in registrations:
+            if r.raw is not None:
+                hooks.setdefault(r.native, []).append(r.raw)
+                continue
             entry = {"type": "command", "command": r.command}
             if r.timeout_s is not None:
                 entry["timeout"] = r.timeout_s
@@ -47,11 +50,11 @@ class Claude:
             "DISABLE_AUTOUPDATER": "1",
         }
 
-    def argv(self, prefix: Path, prompt: str) -> list[str]:
-        return [str(self.binary_path(prefix)), "-p", prompt,
-                "--allowedTools", "Bash,Write,Edit,Read"]
+    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+        allowed = ["--allowedTools", "Bash,Write,Edit,Read,Agent"] if permissive else []
+        return [str(self.binary_path(prefix)), "-p", prompt, *allowed]
 
-    def executed_version(self, invocations, requests) -> tuple[str | None, str]:
+    def executed_version(self, invocations, requests, home: Path) -> tuple[str | None, str]:
         for req in requests:
             m = UA_RE.search(req.get("user_agent") or "")
             if m:

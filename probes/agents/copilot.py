@@ -6,8 +6,13 @@ import os
 import subprocess
 from pathlib import Path
 
+import re
+
 from ..errors import HarnessError
 from .events import PASCAL_EVENTS
+
+
+LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
 
 
 class Copilot:
@@ -51,6 +56,9 @@ class Copilot:
         from . import write_json
         hooks: dict[str, list] = {}
         for r in registrations:
+            if r.raw is not None:
+                hooks.setdefault(r.native, []).append(r.raw)
+                continue
             entry = {"type": "command", "bash": r.command}
             if r.timeout_s is not None:
                 entry["timeoutSec"] = r.timeout_s
@@ -77,12 +85,18 @@ class Copilot:
             "COPILOT_AUTO_UPDATE": "false",
         }
 
-    def argv(self, prefix: Path, prompt: str) -> list[str]:
+    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+        # -p needs --allow-all-tools; a recipe that wants no pre-approval sets
+        # COPILOT_ALLOW_ALL in its env instead.
         return [str(self.binary_path(prefix)), "-p", prompt, "--allow-all-tools", "--no-auto-update"]
 
-    def executed_version(self, invocations, requests) -> tuple[str | None, str]:
+    def executed_version(self, invocations, requests, home: Path) -> tuple[str | None, str]:
         for inv in invocations:
             v = (inv.get("env") or {}).get("COPILOT_CLI_BINARY_VERSION")
             if v:
                 return v, "hook env COPILOT_CLI_BINARY_VERSION"
-        return None, "no hook ran: nothing reported the version"
+        for log in sorted((home / ".copilot" / "logs").glob("*.log")):
+            m = LOG_VERSION_RE.search(log.read_text(errors="replace"))
+            if m:
+                return m.group(1), "CLI log: Starting Copilot CLI"
+        return None, "neither a hook nor the CLI's log reported the version"

@@ -10,7 +10,8 @@ pid), after stdin, on a signal, and at the end. A hook that is killed keeps what
 Behaviour keys (all optional): read_stdin (default true), grandchild (leave a sleeping process
 behind: "session" in its own session, "group" in the hook's process group, "stdout" in its own
 session holding the hook's stdout open), ignore_sigterm, seconds (sleep), hang (sleep
-forever), signal (kill itself), stdout (text, or an object printed as JSON), stderr, exit_code.
+forever), signal (kill itself), stdout (text, or an object printed as JSON), stdout_pad (that
+many spaces after it: a very large output), stderr, exit_code.
 """
 
 import json
@@ -121,13 +122,15 @@ def main() -> int:
     out = behavior.get("stdout")
     if out is not None and not isinstance(out, str):
         out = json.dumps(out)
+    pad = int(behavior.get("stdout_pad", 0))
     record["output"] = out
+    record["output_padding"] = pad
     record["stderr"] = behavior.get("stderr")
     record["exit_code"] = int(behavior.get("exit_code", 0))
     record["ended_at"] = time.time()
     save()
-    if out:
-        sys.stdout.write(out)
+    if out or pad:
+        sys.stdout.write((out or "") + " " * pad)
         sys.stdout.flush()
     if record["stderr"]:
         sys.stderr.write(record["stderr"])

@@ -88,11 +88,21 @@ def tool_arguments(step: dict, schema: dict) -> dict:
     return args
 
 
-def plan_reply(body: dict, script: list[dict]) -> dict:
-    """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}."""
+def first_user_text(body: dict) -> str:
+    return next((_content_text(m.get("content")) for m in body.get("messages") or []
+                 if m.get("role") == "user"), "")
+
+
+def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] | None = None) -> dict:
+    """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
+    A conversation whose first user message holds the subagent sentinel is a child: it plays
+    the subagent script."""
     schemas = tool_schemas(body)
     if not schemas:
         return {"text": AUX_TEXT, "aux": True}
+    if subagent and subagent[0] in first_user_text(body):
+        reply = plan_reply(body, subagent[1])
+        return {**reply, "subagent": True}
     turn = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
     step = script[turn] if turn < len(script) else None
     if step is None:
@@ -247,8 +257,10 @@ def anthropic_message(reply: dict, model: str) -> dict:
 class ScriptedModel:
     """Serve `script` on 127.0.0.1 at a free port; log requests to `log_path` (JSONL)."""
 
-    def __init__(self, script: list[dict], log_path: Path, host: str = "127.0.0.1"):
+    def __init__(self, script: list[dict], log_path: Path, host: str = "127.0.0.1",
+                 subagent: tuple[str, list[dict]] | None = None):
         self.script = script
+        self.subagent = subagent
         self.log_path = Path(log_path)
         self._lock = threading.Lock()
         self._seq = 0
@@ -343,7 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not (path.endswith("/chat/completions") or path.endswith("/messages")):
             self._log(body)
             return self._send_json(404, {"error": {"type": "not_found", "message": path}})
-        reply = plan_reply(body, self.model.script)
+        reply = plan_reply(body, self.model.script, self.model.subagent)
         self._log(body, reply)
         stream = bool(body.get("stream"))
         if path.endswith("/chat/completions"):

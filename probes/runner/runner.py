@@ -132,7 +132,8 @@ def main(plan_path: str) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
 
-    with ScriptedModel(plan["script"], Path(plan["model_log"])) as model:
+    subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
+    with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent) as model:
         env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
         env["PROBE_RUN_ID"] = run_id
         started = time.time()
