@@ -121,9 +121,10 @@ def ended_by_itself(session: dict) -> bool:
 
 
 def liveness(session: dict):
-    """A hook misbehaves (hangs, crashes, is slow): does the session go on past it?
-    For pre-tool hooks "going on" is the tool running; for other events, the session making
-    progress after the hook started (a later model request, or the CLI ending by itself)."""
+    """A hook misbehaves (hangs, crashes, exits non-zero): does the session go on past it?
+    "Going on" is the tool running for pre-tool and permission hooks, the prompt reaching the
+    model for prompt-submit hooks, and for other events the session making progress after the
+    hook started (a later model request, or the CLI ending by itself)."""
     subject = session["subject"]
     inv = first(session, subject)
     spec = hook_spec(session, subject)
@@ -132,6 +133,9 @@ def liveness(session: dict):
         progress = None
     elif subject in GATED:
         progress = effect
+    elif subject == "prompt_submit":  # going on means the prompt reached the model
+        later = requests_after(session, inv["start_offset_s"])
+        progress = later[0]["offset_s"] if later else None
     else:
         later = requests_after(session, inv["start_offset_s"])
         progress = later[0]["offset_s"] if later else (session["cli"]["wall_s"] if ended_by_itself(session) else None)

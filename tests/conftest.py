@@ -15,6 +15,7 @@ import pytest
 
 COPILOT = "copilot@1.0.92"
 COPILOT_OLD = "copilot@1.0.80"
+COPILOT_OLDER = "copilot@1.0.71"
 CLAUDE = "claude@2.1.328"
 
 

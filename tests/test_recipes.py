@@ -9,10 +9,9 @@ def test_every_shipped_recipe_loads_and_has_a_control():
     loaded = recipes.load_all()
     assert {"hang-pretool", "crash-pretool", "exit2-pretool", "payload-pretool"} <= set(loaded)
     for r in loaded.values():
-        partner = loaded[r.control or r.control_of]
-        assert (partner.control_of or partner.control) == r.name
-        assert partner.classifier == r.classifier
         for agent in r.agents:
+            partner = loaded[r.control_for(agent) or r.control_of]
+            assert partner.classifier == r.classifier and agent in partner.agents
             for hook in r.hooks:
                 assert AGENTS[agent].native_event(hook.event, hook.casing), (r.name, agent, hook.event)
 

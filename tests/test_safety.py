@@ -21,7 +21,10 @@ from .conftest import CLAUDE, COPILOT, need, probe_cmd
 
 pytestmark = pytest.mark.real
 
-SHIPPED = sorted(load_all())
+RECIPES = load_all()
+# Every shipped recipe but the slow ones (they wait out a CLI's long default timeout).
+REPEATED = [(spec, name) for spec in (COPILOT, CLAUDE) for name, r in sorted(RECIPES.items())
+            if spec.split("@")[0] in r.agents and not r.slow]
 CANARIES = {
     "GITHUB_TOKEN": "ghp_CanaryCanaryCanary0000000000000001",
     "GH_ENTERPRISE_TOKEN": "gho_CanaryCanaryCanary0000000000000002",
@@ -72,11 +75,8 @@ def run_json(*args, results: Path, env=None, timeout=600):
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
 
 
-@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
-@pytest.mark.parametrize("recipe", SHIPPED)
+@pytest.mark.parametrize("spec, recipe", REPEATED)
 def test_five_runs_one_label_no_canary_no_leftover(spec, recipe, real_tools, tmp_path):
-    if spec.split("@")[0] not in load_all()[recipe].agents:
-        pytest.skip(f"{recipe} does not apply to {spec}")
     proc = run_json(spec, recipe, "--repeat", "5", results=tmp_path / "results", env=env_with_canaries())
     assert proc.returncode == 0, proc.stderr
     records = json.loads(proc.stdout)
@@ -86,7 +86,6 @@ def test_five_runs_one_label_no_canary_no_leftover(spec, recipe, real_tools, tmp
     for r in records:
         assert r["network"] == "isolated"
         assert processes_with(r["run_id"]) == []
-        assert r["cleanup"]["alive_at_cli_exit"] == 0 or recipe.endswith("loop")
 
 
 def canary_recipes(tmp_path: Path) -> Path:
