@@ -48,6 +48,8 @@ def summary(ev, path: Path) -> str:
         ("model requests", ev.model_request_count),
         ("wall", f"{ev.cli.wall_s:.2f}s" + (" (budget hit)" if ev.cli.timed_out else "")),
         ("network", f"{ev.network} ({ev.backend})"),
+        *[("claim", f"{'agrees' if c['agrees'] else 'DISAGREES'}: {c['source']}: {c['says']}")
+          for c in ev.claims if c["agrees"] is not None],
         ("evidence", str(path)),
     ]
     return tabulate(rows, tablefmt="plain")
@@ -108,6 +110,30 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(message)
 
 
+def cmd_reclassify(args) -> int:
+    """Label committed evidence again with the current classifiers (no CLI is run)."""
+    from .claims import judge
+    from .classify import CLASSIFIERS, SESSION_KEYS
+    from .evidence import Evidence, write_atomic
+    from .recipes import load_all
+    recipes, changed = load_all(), 0
+    for path in sorted(Path(args.results).glob("*/*/*.json")):
+        ev = Evidence.model_validate_json(path.read_text())
+        recipe = recipes.get(ev.recipe)
+        if recipe is None:
+            continue
+        data = ev.model_dump(mode="json")
+        outcome, obs = CLASSIFIERS[recipe.classifier]({k: data[k] for k in SESSION_KEYS})
+        claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs)
+        if (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims):
+            changed += 1
+            print(f"{path}: {ev.outcome} -> {outcome}" if outcome != ev.outcome else f"{path}: observations")
+            new = ev.model_copy(update={"outcome": outcome, "observations": obs, "claims": claims})
+            write_atomic(path, Evidence.model_validate_json(new.model_dump_json()).to_json())
+    print(f"{changed} record(s) changed")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
     p.add_argument("--version", action="version", version=f"probe {__version__}")
@@ -125,6 +151,10 @@ def parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="recipes, with the agents each applies to")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
+
+    rc = sub.add_parser("reclassify", help="label committed evidence again with the current classifiers")
+    rc.add_argument("--results", default="results")
+    rc.set_defaults(func=cmd_reclassify)
 
     v = sub.add_parser("versions", help="published versions of an agent, and which are cached")
     v.add_argument("agent")

@@ -318,10 +318,9 @@ def tail(path: Path) -> str:
 
 def build_evidence(agent, requested: str, version: str, recipe, backend: str, network: str,
                    plan_: dict, result: dict, session: dict, outcome: str, observations: dict,
-                   stable_paths: dict[str, str], home: Path) -> Evidence:
+                   secrets: set[str], home: Path) -> Evidence:
     invocations, requests = session["invocations"], session["model_requests"]
     executed, source = agent.executed_version(invocations, requests, home)
-    secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in invocations))
     ev = Evidence(
         agent=agent.name,
         requested_version=requested,
@@ -354,15 +353,21 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]),
                  "killed_by_harness": len(result["harness_killed"])},
     )
-    # One pass over everything that will be written: no credential leaves this function, and
-    # per-run paths become stable names so two runs' evidence differ only where the CLI did.
-    data = json.loads(ev.model_dump_json())
-    for inv in data["invocations"]:
-        inv["env"] = redact_env(inv["env"], secrets)
-    text = json.dumps(data)
+    # The session was scrubbed already; one more pass over everything that will be written
+    # (the CLI's argv, output tails) so no credential can leave this function.
+    return Evidence(**redact(json.loads(ev.model_dump_json()), secrets))
+
+
+def scrub(session: dict, secrets: set[str], stable_paths: dict[str, str]) -> dict:
+    """Redact credentials, and write per-run paths as stable names ($RUN, $INSTALL) so two
+    runs' evidence differ only where the CLI did."""
+    text = json.dumps(session)
     for path, name in stable_paths.items():
         text = text.replace(json.dumps(path)[1:-1], name)
-    return Evidence(**redact(json.loads(text), secrets))
+    data = json.loads(text)
+    for inv in data["invocations"]:
+        inv["env"] = redact_env(inv["env"], secrets)
+    return redact(data, secrets)
 
 
 def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local") -> tuple[Evidence, Path]:
@@ -396,10 +401,12 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         }
         session["invocations_by_event"] = dict(Counter(i["event"] for i in session["invocations"]))
         session["model_request_count"] = len(session["model_requests"])
+        secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in session["invocations"]))
+        # Classify what will be written: committed evidence then classifies again the same.
+        session = scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"})
         outcome, observations = CLASSIFIERS[recipe.classifier](session)
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
-                            result, session, outcome, observations,
-                            {str(run.root): "$RUN", str(prefix): "$INSTALL"}, run.home)
+                            result, session, outcome, observations, secrets, run.home)
     path = evidence_path(results, ev)
     write_atomic(path, ev.to_json())
     return ev, path

@@ -13,7 +13,19 @@ def test_every_shipped_recipe_loads_and_has_a_control():
             partner = loaded[r.control_for(agent) or r.control_of]
             assert partner.classifier == r.classifier and agent in partner.agents
             for hook in r.hooks:
-                assert AGENTS[agent].native_event(hook.event, hook.casing), (r.name, agent, hook.event)
+                if hook.agents is None or agent in hook.agents:
+                    assert recipes.pick(hook.native, agent) or AGENTS[agent].native_event(hook.event, hook.casing)
+
+
+def test_catalog_size_and_event_coverage():
+    loaded = recipes.load_all()
+    main = [r for r in loaded.values() if r.control]
+    assert len(main) >= 30
+    for agent in AGENTS:
+        assert len([r for r in main if agent in r.agents]) >= 25
+    events = {h.event for r in loaded.values() for h in r.hooks}
+    assert {"pre_tool", "post_tool", "post_tool_failure", "session_start", "session_end", "prompt_submit",
+            "stop", "permission_request", "subagent_start", "subagent_stop"} <= events
 
 
 def write(tmp_path, name, text):
