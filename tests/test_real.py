@@ -1,5 +1,5 @@
 """The real CLIs, installed from npm by the harness, against the scripted model: every
-shipped recipe and its control, on Copilot 1.0.92 and 1.0.80 and Claude Code 2.1.328."""
+shipped recipe and control, on Copilot 1.0.92, 1.0.80 and 1.0.71 and Claude Code 2.1.328."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from .conftest import CLAUDE, COPILOT, COPILOT_OLD, COPILOT_OLDER, probe_cmd
 
 pytestmark = pytest.mark.real
 
-RECIPES = {name: r for name, r in load_all().items() if r.control}
-SPECS = (COPILOT, COPILOT_OLD, CLAUDE)
+RECIPES = load_all()
+SPECS = (COPILOT, COPILOT_OLD, COPILOT_OLDER, CLAUDE)
 
-FIXTURES = Path(__file__).parent / "fixtures"
+RESULTS = Path(__file__).parent.parent / "results"
 
 
 def expected(spec: str, recipe: str) -> str:

@@ -22,9 +22,21 @@ from .conftest import CLAUDE, COPILOT, need, probe_cmd
 pytestmark = pytest.mark.real
 
 RECIPES = load_all()
-# Every shipped recipe but the slow ones (they wait out a CLI's long default timeout).
-REPEATED = [(spec, name) for spec in (COPILOT, CLAUDE) for name, r in sorted(RECIPES.items())
-            if spec.split("@")[0] in r.agents and not r.slow]
+# Recipes whose label could hang on a race (timing, process death, parallelism, loops): every
+# CI run repeats them. `pytest -m exhaustive` repeats every shipped recipe but the slow ones
+# (they wait out a CLI's long default timeout): about 20 minutes on 2 cores.
+RACY = ("hang-pretool", "hang-session-end", "crash-pretool", "sigterm-ignored-pretool",
+        "grandchild-pretool", "grandchild-stdout-pretool", "parallel-pretool", "stdin-pretool",
+        "stop-block-loop", "context-two-session-start", "subagent-hooks")
+
+
+def repeated(names) -> list:
+    return [pytest.param(spec, name, marks=[] if name in RACY else [pytest.mark.exhaustive])
+            for spec in (COPILOT, CLAUDE) for name in sorted(names)
+            if spec.split("@")[0] in RECIPES[name].agents and not RECIPES[name].slow]
+
+
+REPEATED = repeated(RECIPES)
 CANARIES = {
     "GITHUB_TOKEN": "ghp_CanaryCanaryCanary0000000000000001",
     "GH_ENTERPRISE_TOKEN": "gho_CanaryCanaryCanary0000000000000002",
@@ -95,7 +107,7 @@ def canary_recipes(tmp_path: Path) -> Path:
     shutil.copytree(Path(__file__).parent.parent / "recipes", d)
     words = " ".join(CANARIES.values())
     body = {
-        "question": "canary", "agents": ["copilot", "claude"], "classifier": "pretool-decision",
+        "question": "canary", "agents": ["copilot", "claude"], "classifier": "decision",
         "prompt": f"Run the probe step. {CANARIES['GITHUB_TOKEN']}",
         "env": {"MY_SERVICE_TOKEN": CANARIES["OPENAI_API_KEY"], "HARMLESS": CANARIES["SESSION_BLOB"]},
         "hooks": [{"event": "pre_tool", "behavior": {"stdout": {"permissionDecision": "deny",
