@@ -1,7 +1,7 @@
 """One probe, from spec to evidence:
 
-    resolve -> install -> workspace -> plan -> backend (model server + CLI) -> collect
-            -> classify -> redact -> write
+    resolve -> install -> workspace, hooks, plan -> backend (model server + CLI)
+            -> collect -> scrub (redact, stable paths) -> classify -> evidence -> write
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ RUNNER_FILES = ("runner.py", "model.py", "hook.py")
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
 REQUESTS_KEPT = (10, 5)  # and of a runaway session's model requests, the first 10 and last 5
-SAMPLE = (20, 10)  # a runaway session keeps its first 20 and last 10 invocations and model
-                   # requests; the counts are always exact
+SAMPLE = (20, 10)  # a runaway session keeps its first 20 and last 10 invocations; counts stay exact
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 PASSED_ENV = ("LANG", "LC_ALL", "TZ")  # the only variables taken from the caller
 
@@ -370,6 +369,31 @@ def scrub(session: dict, secrets: set[str], stable_paths: dict[str, str]) -> dic
     return redact(data, secrets)
 
 
+def collect(recipe, run: RunDirs, regs, sidecar: dict, plan_: dict, result: dict,
+            prefix: Path) -> tuple[dict, set[str]]:
+    """What the session left behind, shaped as the evidence record's parts and scrubbed, and
+    the secret values seen (scrubbed from anything else written)."""
+    t0 = result["started_at"]
+    hooks = [{"canonical": sidecar[r.key]["canonical"], "native": r.native,
+              "timeout_s": r.timeout_s, "matcher": r.matcher, "raw": r.raw,
+              "behavior": sidecar[r.key]["behavior"]} for r in regs]
+    session = {
+        "subject": recipe.subject_event(),
+        "cli_cwd": recipe.cwd or ".",
+        "hooks": hooks,
+        "cli": cli_record(plan_, result),
+        "invocations": collect_invocations(run, sidecar, result),
+        "model_requests": collect_requests(Path(plan_["model_log"]), t0,
+                                           [t for h in hooks for t in hook_texts(h)]),
+        "side_effects": collect_side_effects(recipe, Path(plan_["cwd"]), t0),
+    }
+    session["invocations_by_event"] = dict(Counter(i["event"] for i in session["invocations"]))
+    session["model_request_count"] = len(session["model_requests"])
+    secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in session["invocations"]))
+    # Classify what will be written: committed evidence then classifies again the same.
+    return scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"}), secrets
+
+
 def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local") -> tuple[Evidence, Path]:
     agent, requested, version = resolve(spec_text)
     recipe = load_recipe(recipe_name, agent)
@@ -385,25 +409,7 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         regs, sidecar = register_hooks(agent, recipe, run, backend.python())
         plan_ = plan(agent, prefix, recipe, run)
         result, network = backend.run(run.root, plan_)
-        t0 = result["started_at"]
-        hooks = [{"canonical": sidecar[r.key]["canonical"], "native": r.native,
-                  "timeout_s": r.timeout_s, "matcher": r.matcher, "raw": r.raw,
-                  "behavior": sidecar[r.key]["behavior"]} for r in regs]
-        session = {
-            "subject": recipe.subject_event(),
-            "cli_cwd": recipe.cwd or ".",
-            "hooks": hooks,
-            "cli": cli_record(plan_, result),
-            "invocations": collect_invocations(run, sidecar, result),
-            "model_requests": collect_requests(Path(plan_["model_log"]), t0,
-                                               [t for h in hooks for t in hook_texts(h)]),
-            "side_effects": collect_side_effects(recipe, Path(plan_["cwd"]), t0),
-        }
-        session["invocations_by_event"] = dict(Counter(i["event"] for i in session["invocations"]))
-        session["model_request_count"] = len(session["model_requests"])
-        secrets = known_secrets(os.environ, plan_["env"], *(i["env"] for i in session["invocations"]))
-        # Classify what will be written: committed evidence then classifies again the same.
-        session = scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"})
+        session, secrets = collect(recipe, run, regs, sidecar, plan_, result, prefix)
         outcome, observations = CLASSIFIERS[recipe.classifier](session)
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
                             result, session, outcome, observations, secrets, run.home)

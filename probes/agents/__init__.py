@@ -3,7 +3,6 @@ recipe validation come from its keys."""
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +30,3 @@ def hook_command(python: str, hook_path: Path, key: str) -> str:
     # -S -E -s: no site, no PYTHON* env, no user site: the fastest start and the same
     # interpreter behaviour wherever the hook runs.
     return " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(hook_path), key))
-
-
-def write_json(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n")

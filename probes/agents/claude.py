@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
 
 UA_RE = re.compile(r"claude-cli/(\d+\.\d+\.\d+\S*)")
@@ -27,19 +28,13 @@ class Claude:
         return self.events.get(canonical)
 
     def write_hooks(self, workspace: Path, registrations) -> list[Path]:
-        from . import write_json
-        hooks: dict[str, list] = {}
-        for r in registrations:
-            if r.raw is not None:
-                hooks.setdefault(r.native, []).append(r.raw)
-                continue
-            entry = {"type": "command", "command": r.command}
+        def entry(r):
+            command = {"type": "command", "command": r.command}
             if r.timeout_s is not None:
-                entry["timeout"] = r.timeout_s
-            hooks.setdefault(r.native, []).append(
-                {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [entry]})
+                command["timeout"] = r.timeout_s
+            return {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [command]}
         path = workspace / ".claude" / "settings.json"
-        write_json(path, {"hooks": hooks})
+        write_json(path, {"hooks": native_hooks(registrations, entry)})
         return [path]
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
-import re
-
 from ..errors import HarnessError
+from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
 
 
@@ -53,20 +53,15 @@ class Copilot:
         return table.get(canonical)
 
     def write_hooks(self, workspace: Path, registrations) -> list[Path]:
-        from . import write_json
-        hooks: dict[str, list] = {}
-        for r in registrations:
-            if r.raw is not None:
-                hooks.setdefault(r.native, []).append(r.raw)
-                continue
-            entry = {"type": "command", "bash": r.command}
+        def entry(r):
+            command = {"type": "command", "bash": r.command}
             if r.timeout_s is not None:
-                entry["timeoutSec"] = r.timeout_s
+                command["timeoutSec"] = r.timeout_s
             if r.matcher is not None:
-                entry["matcher"] = r.matcher
-            hooks.setdefault(r.native, []).append(entry)
+                command["matcher"] = r.matcher
+            return command
         path = workspace / ".github" / "hooks" / "probe.json"
-        write_json(path, {"version": 1, "hooks": hooks})
+        write_json(path, {"version": 1, "hooks": native_hooks(registrations, entry)})
         return [path]
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
