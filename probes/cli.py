@@ -12,20 +12,16 @@ from tabulate import tabulate
 
 from . import __version__
 from .backends import BACKENDS
-from .errors import ProbeError
+from .errors import InputError, ProbeError
 
 
 def cmd_run(args) -> int:
     """With --repeat N, N probes; --json then prints a JSON array of their records."""
-    from .run import probe
-    records = []
-    for n in range(args.repeat):
-        ev, path = probe(args.spec, args.recipe, Path(args.results), args.backend)
-        if args.json:
-            records.append(ev)
-        else:
-            print(("\n" if n else "") + summary(ev, path), flush=True)
-    if args.json:
+    from .run import probe_repeated
+    records, path = probe_repeated(args.spec, args.recipe, Path(args.results), args.backend, args.repeat)
+    if not args.json:
+        print(summary(records[-1], path))
+    else:
         one = records[0].to_json() if args.repeat == 1 else None
         print(one or "[\n" + ",\n".join(r.to_json().rstrip() for r in records) + "\n]", end="" if one else "\n")
     return 0
@@ -47,6 +43,8 @@ def summary(ev, path: Path) -> str:
         ("invocations", ", ".join(f"{k} {v}" for k, v in ev.invocations_by_event.items()) or "none"),
         ("model requests", ev.model_request_count),
         ("wall", f"{ev.cli.wall_s:.2f}s" + (" (budget hit)" if ev.cli.timed_out else "")),
+        *([("repeats", ", ".join(f"{o} x{n}" for o, n in ev.repeats["outcomes"].items())
+            + f" in {ev.repeats['runs']} runs")] if ev.repeats else []),
         ("network", f"{ev.network} ({ev.backend})"),
         *[("claim", f"{'agrees' if c['agrees'] else 'DISAGREES'}: {c['source']}: {c['says']}")
           for c in ev.claims if c["agrees"] is not None],
@@ -134,6 +132,87 @@ def cmd_reclassify(args) -> int:
     return 0
 
 
+def _classifiers() -> dict[str, str]:
+    from .recipes import load_all
+    return {name: r.classifier for name, r in load_all().items()}
+
+
+def cmd_table(args) -> int:
+    from . import tables
+    results = Path(args.results)
+    cells = tables.load(results, args.agent, args.recipe)
+    if not cells:
+        raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
+    classifiers = _classifiers()
+    if args.format == "json":
+        print(tables.as_json(cells), end="")
+    elif args.format == "html":
+        out = Path(args.output or results / "index.html")
+        out.write_text(tables.html_page(cells, classifiers, out.parent))
+        print(out)
+    else:
+        print(tables.markdown(cells, classifiers), end="")
+    if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
+        tables.write_index(results, cells, classifiers)
+    return 0
+
+
+def _split_spec(text: str):
+    from .agents import AGENTS
+    from .spec import parse_spec
+    s = parse_spec(text, AGENTS)
+    if s.version == "latest":
+        raise InputError(f"{text}: name an exact version (see `probe versions {s.agent}`)")
+    return s
+
+
+def cmd_diff(args) -> int:
+    from . import tables
+    a, b = _split_spec(args.a), _split_spec(args.b)
+    if a.agent != b.agent:
+        raise InputError(f"diff compares two versions of one agent, not {a.agent} and {b.agent}")
+    cells = tables.load(Path(args.results), a.agent)
+    changes = tables.diff(cells, a.agent, a.version, b.version, args.timings)
+    if args.json:
+        print(json.dumps(changes, indent=2, sort_keys=True))
+    else:
+        print(tables.diff_text(changes, a.agent, a.version, b.version, tables.compared(cells, a.agent, a.version, b.version)))
+    return 0
+
+
+def cmd_cite(args) -> int:
+    from . import tables
+    s = _split_spec(args.spec)
+    cells = [c for c in tables.load(Path(args.results), s.agent, args.recipe) if c.version == s.version]
+    if not cells:
+        raise InputError(f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first")
+    print(tables.cite(cells[0], _classifiers().get(args.recipe)), end="")
+    return 0
+
+
+def cmd_matrix(args) -> int:
+    from . import matrix
+    cells = matrix.plan(args.agent, args.versions, args.recipe)
+    if args.dry_run:
+        if args.json:
+            print(json.dumps(matrix.as_dicts(cells), indent=2))
+        else:
+            print(tabulate([(c.spec, c.recipe) for c in cells], headers=["cell", "recipe"]))
+        return 0
+    Path(args.results).mkdir(parents=True, exist_ok=True)
+    from .evidence import check_writable
+    check_writable(Path(args.results))
+    cells = matrix.run(cells, Path(args.results), args.jobs or matrix.default_jobs(), args.repeat)
+    failed = [c for c in cells if c.status != "done"]
+    if args.json:
+        print(json.dumps(matrix.as_dicts(cells), indent=2))
+    else:
+        print(f"{len(cells) - len(failed)} of {len(cells)} cells ran; evidence in {args.results}")
+        if failed:
+            print(tabulate([(c.spec, c.recipe, c.reason) for c in failed], headers=["could not run", "recipe", "why"]))
+    return 1 if failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
     p.add_argument("--version", action="version", version=f"probe {__version__}")
@@ -151,6 +230,39 @@ def parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="recipes, with the agents each applies to")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
+
+    m = sub.add_parser("matrix", help="run recipes across versions of an agent, in parallel")
+    m.add_argument("--agent", required=True)
+    m.add_argument("--versions", required=True, help="LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N")
+    m.add_argument("--recipe", default="all", help="a recipe name, or all (default)")
+    m.add_argument("--jobs", type=int, default=0, help="worker processes (default: the number of cores)")
+    m.add_argument("--repeat", type=int, default=1, help="runs per cell; the table shows the spread")
+    m.add_argument("--results", default="results")
+    m.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(func=cmd_matrix)
+
+    t = sub.add_parser("table", help="committed evidence as a recipe x version table")
+    t.add_argument("--results", default="results")
+    t.add_argument("--agent")
+    t.add_argument("--recipe")
+    t.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
+    t.add_argument("--output", help="where --format html writes (default: RESULTS/index.html)")
+    t.set_defaults(func=cmd_table)
+
+    d = sub.add_parser("diff", help="what changed between two versions of an agent")
+    d.add_argument("a", metavar="AGENT@V1")
+    d.add_argument("b", metavar="AGENT@V2")
+    d.add_argument("--results", default="results")
+    d.add_argument("--timings", action="store_true", help="also list timing observations (*_s)")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(func=cmd_diff)
+
+    ci = sub.add_parser("cite", help="a Markdown block an ADR can paste")
+    ci.add_argument("spec", metavar="AGENT@VERSION")
+    ci.add_argument("recipe")
+    ci.add_argument("--results", default="results")
+    ci.set_defaults(func=cmd_cite)
 
     rc = sub.add_parser("reclassify", help="label committed evidence again with the current classifiers")
     rc.add_argument("--results", default="results")
@@ -170,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
         args = p.parse_args(argv)
         if getattr(args, "repeat", 1) < 1:
             raise _Usage("--repeat must be at least 1")
+        if getattr(args, "jobs", 0) < 0:
+            raise _Usage("--jobs must be at least 1")
         return args.func(args)
     except _Usage as e:
         print(f"probe: {e} (see probe --help)", file=sys.stderr)

@@ -102,6 +102,7 @@ class Evidence(Record):
     cli: CliRun
     cli_cwd: str  # where the CLI started, relative to the workspace
     cleanup: dict[str, Any]
+    repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

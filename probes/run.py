@@ -394,7 +394,20 @@ def collect(recipe, run: RunDirs, regs, sidecar: dict, plan_: dict, result: dict
     return scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"}), secrets
 
 
-def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local") -> tuple[Evidence, Path]:
+def probe_repeated(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local",
+                   repeat: int = 1) -> tuple[list[Evidence], Path]:
+    """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
+    records = [probe(spec_text, recipe_name, results, backend_name, write=False)[0] for _ in range(repeat)]
+    if repeat > 1:
+        records[-1] = records[-1].model_copy(update={"repeats": {
+            "runs": repeat, "outcomes": dict(sorted(Counter(r.outcome for r in records).items()))}})
+    path = evidence_path(results, records[-1])
+    write_atomic(path, records[-1].to_json())
+    return records, path
+
+
+def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local",
+          write: bool = True) -> tuple[Evidence, Path]:
     agent, requested, version = resolve(spec_text)
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
@@ -414,5 +427,6 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
                             result, session, outcome, observations, secrets, run.home)
     path = evidence_path(results, ev)
-    write_atomic(path, ev.to_json())
+    if write:
+        write_atomic(path, ev.to_json())
     return ev, path

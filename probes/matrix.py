@@ -1,0 +1,137 @@
+"""The matrix: every (version, recipe) cell of one agent, in parallel worker processes.
+One failing cell never stops the rest; each cell ends as a result with a status and a reason."""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import install, spec
+from .agents import AGENTS
+from .errors import InputError, ProbeError
+from .recipes import load_all
+
+
+@dataclass
+class Cell:
+    spec: str
+    recipe: str
+    status: str = "planned"  # planned, done, failed
+    outcome: str | None = None
+    reason: str | None = None
+    evidence: str | None = None
+
+
+def select_versions(agent, selector: str, prereleases: bool = False) -> list[str]:
+    """`1.0.80,1.0.81`, `1.0.80..1.0.92` (published releases in between, both ends included),
+    `latest:N` (the newest N releases) or `latest`."""
+    pub = spec.published(agent.package)
+    releases = sorted((v for v in pub.versions if prereleases or not spec.is_prerelease(v)), key=spec.semver_key)
+    if selector == "latest":
+        return [pub.latest]
+    if selector.startswith("latest:"):
+        n = selector.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise InputError(f"--versions {selector}: expected latest:N with N >= 1")
+        return releases[-int(n):]
+    if ".." in selector:
+        lo, _, hi = selector.partition("..")
+        hi = pub.latest if hi == "latest" else hi
+        for v in (lo, hi):
+            spec.parse_spec(f"{agent.name}@{v}", AGENTS)
+        return [v for v in releases if spec.semver_key(lo) <= spec.semver_key(v) <= spec.semver_key(hi)]
+    chosen = [v.strip() for v in selector.split(",") if v.strip()]
+    for v in chosen:
+        spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package)
+    return chosen
+
+
+def plan(agent_name: str, versions: str, recipe: str) -> list[Cell]:
+    if agent_name not in AGENTS:
+        raise InputError(f"unknown agent {agent_name!r}: choose one of {', '.join(sorted(AGENTS))}")
+    agent = AGENTS[agent_name]
+    recipes = load_all()
+    if recipe == "all":
+        names = sorted(n for n, r in recipes.items() if agent_name in r.agents)
+    elif recipe in recipes:
+        names = [recipe]
+    else:
+        raise InputError(f"unknown recipe {recipe!r}: see `probe list`")
+    chosen = select_versions(agent, versions)
+    if not chosen:
+        raise InputError(f"--versions {versions} selects no published {agent_name} version")
+    # The slowest recipes first, so the pool ends with short cells.
+    order = sorted(names, key=lambda n: (not recipes[n].slow, n))
+    return [Cell(f"{agent_name}@{v}", n) for v in chosen for n in order]
+
+
+def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
+    from .run import probe_repeated
+    try:
+        records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat)
+        cell.status, cell.outcome, cell.evidence = "done", records[-1].outcome, str(path)
+    except ProbeError as e:
+        cell.status, cell.reason = "failed", str(e)
+    except Exception as e:  # one broken cell must not stop the others
+        cell.status, cell.reason = "failed", f"{type(e).__name__}: {e}"
+    return cell
+
+
+def run(cells: list[Cell], results: Path, jobs: int, repeat: int = 1) -> list[Cell]:
+    """Install each version once, then run the cells `jobs` at a time, reporting progress."""
+    for s in sorted({c.spec for c in cells}):
+        agent, version = s.split("@")
+        try:
+            install.install(AGENTS[agent], version)
+        except ProbeError as e:
+            for c in cells:
+                if c.spec == s:
+                    c.status, c.reason = "failed", f"install: {e}"
+    todo = [c for c in cells if c.status == "planned"]
+    report = _progress(len(cells))
+    for c in cells:
+        if c.status == "failed":
+            report(c)
+    done = [c for c in cells if c.status == "failed"]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_run_cell, c, str(results), repeat) for c in todo]
+        for f in as_completed(futures):
+            done.append(f.result())
+            report(done[-1])
+    report(None)
+    key = {(c.spec, c.recipe): i for i, c in enumerate(cells)}
+    return sorted(done, key=lambda c: key[c.spec, c.recipe])
+
+
+def _progress(total: int):
+    """A live bar on a terminal (tqdm), plain lines otherwise."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=total, unit="cell", file=sys.stderr)
+
+        def report(cell):
+            if cell is None:
+                bar.close()
+                return
+            bar.set_postfix_str(f"{cell.spec} {cell.recipe}: {cell.outcome or 'failed'}", refresh=False)
+            bar.update(1)
+        return report
+    n = [0]
+
+    def report(cell):
+        if cell is not None:
+            n[0] += 1
+            print(f"[{n[0]}/{total}] {cell.spec} {cell.recipe}: {cell.outcome or 'FAILED: ' + str(cell.reason)}",
+                  file=sys.stderr, flush=True)
+    return report
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1
+
+
+def as_dicts(cells: list[Cell]) -> list[dict]:
+    return [asdict(c) for c in cells]
