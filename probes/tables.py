@@ -18,7 +18,7 @@ from .spec import semver_key
 
 # The observation shown beside a label in a table cell, per classifier.
 KEY_OBSERVATION = {
-    "liveness": "tool_delay_s", "hook-lifetime": "sigterm_to_death_s",
+    "liveness": "progress_delay_s", "hook-lifetime": "sigterm_to_death_s",
     "grandchild": "grandchild_time_to_death_s", "stop-loop": "stop_invocations",
     "parallel": "overlap_s", "decision": "reason_reached_model", "context": "context_location",
     "payload": "tool_args_type", "cwd": "hook_cwd", "stdin": "stdin_eof",
@@ -278,6 +278,10 @@ function filter() {{
 }}
 document.getElementById('agent').onchange = filter;
 document.getElementById('group').onchange = filter;
+// #agent=claude&group=liveness in the address selects the filters, so a link can share a view
+new URLSearchParams(location.hash.slice(1)).forEach((v, k) => {{
+  const el = document.getElementById(k); if (el) el.value = v; }});
+filter();
 </script>
 </body></html>
 """

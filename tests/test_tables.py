@@ -1,0 +1,116 @@
+"""Tables, diffs and citations from committed evidence (results/), copied to a temporary tree."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from probes import matrix, spec
+from probes.agents import AGENTS
+from probes.errors import InputError
+
+RESULTS = Path(__file__).parent.parent / "results"
+
+
+@pytest.fixture
+def results(tmp_path):
+    dst = tmp_path / "results"
+    shutil.copytree(RESULTS, dst, ignore=shutil.ignore_patterns("*.md", "*.html"))
+    return dst
+
+
+def probe(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "probes.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_table_is_byte_stable_and_writes_the_index(results):
+    first = probe("table", "--results", str(results))
+    index = (results / "README.md").read_bytes(), (results / "copilot.md").read_bytes()
+    second = probe("table", "--results", str(results))
+    assert first.returncode == 0 and first.stdout == second.stdout
+    assert index == ((results / "README.md").read_bytes(), (results / "copilot.md").read_bytes())
+    assert "| hang-pretool " in first.stdout and "fail-open 3.0s" in first.stdout
+    assert "1.0.80" in first.stdout and "1.0.92" in first.stdout
+
+
+def test_table_json_has_one_row_per_record(results):
+    rows = json.loads(probe("table", "--format", "json", "--results", str(results), "--agent", "claude").stdout)
+    assert len(rows) == len(list((results / "claude").glob("*/*.json")))
+    assert {"agent", "version", "recipe", "outcome", "label", "observations", "claims", "evidence"} <= set(rows[0])
+
+
+def test_diff_names_the_tool_args_type_change(results):
+    out = probe("diff", "copilot@1.0.80", "copilot@1.0.92", "--results", str(results)).stdout
+    assert 'payload-pretool: observation tool_args_type: "string" -> "object"' in out
+    assert 'stop-block-loop' not in out  # bounded on both: no change
+    changes = json.loads(probe("diff", "copilot@1.0.71", "copilot@1.0.92", "--json", "--results", str(results)).stdout)
+    assert {"recipe": "stop-block-loop", "what": "outcome", "from": "unbounded", "to": "bounded"} in changes
+    assert not any(c["what"].endswith("_s") for c in changes)  # timings only with --timings
+
+
+def test_diff_of_a_version_without_evidence_is_one_line(results):
+    proc = probe("diff", "copilot@1.0.80", "copilot@1.0.58", "--results", str(results))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no evidence for copilot@1.0.58" in proc.stderr
+
+
+def test_cite_gives_fact_version_digest_and_claim(results):
+    out = probe("cite", "copilot@1.0.92", "exit2-pretool", "--results", str(results)).stdout
+    import hashlib
+    digest = hashlib.sha256((results / "copilot" / "1.0.92" / "exit2-pretool.json").read_bytes()).hexdigest()
+    assert "Outcome: **denied**" in out and "copilot 1.0.92" in out and digest in out
+    assert 'Agrees with copilot changelog 1.0.70: "preToolUse hooks that exit with code 2 deny tool calls"' in out
+
+
+def test_a_flaky_cell_shows_the_spread(results):
+    from probes import tables
+    path = results / "copilot" / "1.0.92" / "parallel-pretool.json"
+    rec = json.loads(path.read_text())
+    rec["repeats"] = {"runs": 5, "outcomes": {"serial": 4, "parallel": 1}}
+    path.write_text(json.dumps(rec))
+    (cell,) = tables.load(results, "copilot", "parallel-pretool")[-1:]
+    assert cell.label == "parallel×1 / serial×4"
+
+
+def test_matrix_versions(monkeypatch):
+    pub = spec.Published(["1.0.71", "1.0.80", "1.0.81-0", "1.0.81", "1.0.92", "1.0.102"], "1.0.102")
+    monkeypatch.setattr(spec, "published", lambda pkg: pub)
+    copilot = AGENTS["copilot"]
+    assert matrix.select_versions(copilot, "1.0.80..1.0.92") == ["1.0.80", "1.0.81", "1.0.92"]
+    assert matrix.select_versions(copilot, "latest:2") == ["1.0.92", "1.0.102"]
+    assert matrix.select_versions(copilot, "1.0.80,1.0.81") == ["1.0.80", "1.0.81"]
+    with pytest.raises(InputError, match="1.0.93 is not published"):
+        matrix.select_versions(copilot, "1.0.80,1.0.93")
+    cells = matrix.plan("copilot", "1.0.80,1.0.92", "all")
+    assert cells[0].recipe == "default-timeout-pretool"  # slow cells first
+    assert len(cells) == 2 * len([1 for c in cells if c.spec == "copilot@1.0.80"])
+
+
+def chromium(*args, tmp_path):
+    from .conftest import need
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    need(exe is not None, "chromium not on PATH (apt-get install chromium)")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+             f"--user-data-dir={tmp_path / 'chromium-profile'}"]
+    return subprocess.run([exe, *flags, *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.real
+def test_html_view_renders_in_headless_chromium(results, tmp_path):
+    page = tmp_path / "index.html"
+    assert probe("table", "--format", "html", "--results", str(results), "--output", str(page)).returncode == 0
+    text = page.read_text()
+    assert "http://" not in text and "https://" not in text  # self-contained: nothing fetched
+    shot = tmp_path / "matrix.png"
+    chromium(f"--screenshot={shot}", "--window-size=1400,1000", page.as_uri(), tmp_path=tmp_path)
+    assert shot.exists() and shot.stat().st_size > 20_000
+    dom = chromium("--dump-dom", page.as_uri() + "#agent=claude&group=liveness", tmp_path=tmp_path).stdout
+    assert '<section data-agent="copilot" hidden=""' in dom and '<section data-agent="claude">' in dom
+    assert '<tr data-group="liveness">' in dom and '<tr data-group="decision" hidden="">' in dom
+    link = "results/claude/2.1.328/hang-pretool.json"  # relative to the page
+    assert f'href="{link}"' in dom
