@@ -8,11 +8,14 @@ import signal
 import sys
 from pathlib import Path
 
-from tabulate import tabulate
-
 from . import __version__
 from .backends import BACKENDS
 from .errors import InputError, ProbeError
+
+
+def tabulate(*args, **kwargs) -> str:
+    from tabulate import tabulate as render  # imported when a table is printed, not at start-up
+    return render(*args, **kwargs)
 
 
 def cmd_run(args) -> int:
