@@ -83,6 +83,7 @@ class Evidence(Record):
     control: str | None
     control_of: str | None
     backend: str
+    image: str | None = None  # the docker backend's image id
     network: str
     harness_version: str
     started_at: str

@@ -143,8 +143,7 @@ def script(turns) -> list[dict]:
     return out
 
 
-def plan(agent, prefix: Path, recipe, run: RunDirs) -> dict:
-    node_dir = os.path.dirname(spec.tool("node"))
+def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str) -> dict:
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update({
         "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
@@ -349,6 +348,7 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         side_effects=session["side_effects"],
         cli=CliRun(**session["cli"]),
         cli_cwd=session["cli_cwd"],
+        image=result.get("image_id"),
         cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]),
                  "killed_by_harness": len(result["harness_killed"])},
     )
@@ -412,15 +412,14 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
     check_writable(results)
-    spec.tool("node")
-    prefix = install.install(agent, version)
+    prefix = backend.prepare(agent, version)
     with tempfile.TemporaryDirectory(prefix="probe-run-") as tmp:
         run = RunDirs(Path(tmp))
         for name in RUNNER_FILES:
             shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
         workspace(run)
         regs, sidecar = register_hooks(agent, recipe, run, backend.python())
-        plan_ = plan(agent, prefix, recipe, run)
+        plan_ = plan(agent, prefix, recipe, run, backend.node_dir())
         result, network = backend.run(run.root, plan_)
         session, secrets = collect(recipe, run, regs, sidecar, plan_, result, prefix)
         outcome, observations = CLASSIFIERS[recipe.classifier](session)

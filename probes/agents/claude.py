@@ -21,6 +21,9 @@ class Claude:
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "claude"
 
+    def seed_command(self, prefix: Path) -> None:
+        return None
+
     def prepare_install(self, prefix: Path) -> None:
         pass
 

@@ -34,17 +34,18 @@ class Copilot:
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "copilot"
 
-    def prepare_install(self, prefix: Path) -> None:
+    def seed_command(self, prefix: Path) -> list[str]:
         """Let the launcher unpack its package once into a seed HOME. Runs then link their
         ~/.cache/copilot/pkg to it: no 190 MB unpack per run, and the only package the
         launcher can find is this version's (it runs the newest one it finds)."""
         home = prefix / "seed-home"
-        home.mkdir()
-        env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-               "COPILOT_AUTO_UPDATE": "false", "XDG_CACHE_HOME": str(home / ".cache")}
+        return ["env", f"HOME={home}", f"XDG_CACHE_HOME={home / '.cache'}", "COPILOT_AUTO_UPDATE=false",
+                str(self.binary_path(prefix)), "--version"]
+
+    def prepare_install(self, prefix: Path) -> None:
+        (prefix / "seed-home").mkdir()
         try:
-            subprocess.run([str(self.binary_path(prefix)), "--version"], env=env,
-                           capture_output=True, timeout=120, check=True)
+            subprocess.run(self.seed_command(prefix), capture_output=True, timeout=120, check=True)
         except (OSError, subprocess.SubprocessError) as e:
             raise HarnessError(f"copilot did not start after install ({e}): see npm output") from None
 
@@ -65,11 +66,9 @@ class Copilot:
         return [path]
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
-        seed = prefix / "seed-home" / ".cache" / "copilot" / "pkg"
-        if seed.is_dir():
-            link = home / ".cache" / "copilot" / "pkg"
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(seed)
+        link = home / ".cache" / "copilot" / "pkg"  # the seed made at install (or image build)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(prefix / "seed-home" / ".cache" / "copilot" / "pkg")
         return {
             "COPILOT_HOME": str(home / ".copilot"),
             "COPILOT_OFFLINE": "true",

@@ -41,6 +41,16 @@ class LocalBackend:
     def python(self) -> str:
         return sys.executable
 
+    def node_dir(self) -> str:
+        from ..spec import tool
+        return os.path.dirname(tool("node"))
+
+    def prepare(self, agent, version: str) -> Path:
+        """The prefix the CLI version is installed in (installing it once)."""
+        from ..install import install
+        self.node_dir()  # node missing: say so before installing anything
+        return install(agent, version)
+
     def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
         prefix = isolation_prefix()
         plan = {**plan, "bring_up_loopback": bool(prefix)}
@@ -69,6 +79,7 @@ class LocalBackend:
             err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
             raise HarnessError(f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
         result = json.loads(result_path.read_text())
+        result["image_id"] = None
         if result.get("error"):
             raise HarnessError(result["error"])
         return result, "isolated" if prefix else "host"

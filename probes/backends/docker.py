@@ -1,0 +1,125 @@
+"""The docker backend: each CLI version in its own image, each probe in a fresh container
+with no network. The same runner as the local backend runs inside; the run directory is
+bind-mounted at the same path, so the plan's paths hold on both sides and what the run
+leaves (workspace, records, model log) is on the host when the container ends."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+from pathlib import Path
+
+from .. import __version__
+from ..errors import HarnessError, InputError
+
+IMAGE_PREFIX = "probe-cli"
+PREFIX_IN_IMAGE = Path("/opt/cli")
+DEFAULT_BASE = "node:22-bookworm-slim"
+TEMPLATE = Path(__file__).parent.parent / "containers" / "cli.Dockerfile"
+GRACE_S = 30
+
+
+def client():
+    """The docker SDK client, or one line saying what to do."""
+    try:
+        import docker
+        c = docker.from_env()
+        c.ping()
+        return c
+    except Exception as e:  # DockerException, PermissionError, connection refused...
+        reason = str(e).splitlines()[0][:160]
+        if "Permission denied" in reason:
+            raise InputError(f"permission denied on the Docker socket ({reason}): add yourself to the docker group or run as root") from None
+        raise InputError(f"no Docker engine answers ({reason}): start dockerd, or set DOCKER_HOST") from None
+
+
+def ca_bundle() -> Path | None:
+    for var in ("SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE"):
+        path = os.environ.get(var)
+        if path and Path(path).is_file():
+            return Path(path)
+    return None
+
+
+class DockerBackend:
+    name = "docker"
+
+    def __init__(self):
+        self._client = None
+        self.image_id: str | None = None
+
+    @property
+    def docker(self):
+        if self._client is None:
+            self._client = client()
+        return self._client
+
+    def python(self) -> str:
+        return "/usr/bin/python3"
+
+    def node_dir(self) -> str:
+        return "/usr/local/bin"  # node:22 images; Debian's nodejs is in /usr/bin, also on PATH
+
+    def prepare(self, agent, version: str) -> Path:
+        """The image for this version (built once, reused), and the CLI's prefix inside it."""
+        import docker
+        base = os.environ.get("PROBE_BASE_IMAGE", DEFAULT_BASE)
+        tag = f"{IMAGE_PREFIX}:{agent.name}-{version}"
+        try:
+            image = self.docker.images.get(tag)
+            if image.labels.get("probe.base") == base:
+                self.image_id = image.id
+                return PREFIX_IN_IMAGE
+        except docker.errors.ImageNotFound:
+            pass
+        with tempfile.TemporaryDirectory(prefix="probe-build-") as ctx:
+            (Path(ctx) / "cli.Dockerfile").write_text(TEMPLATE.read_text())
+            ca = ca_bundle()
+            if ca:
+                (Path(ctx) / "ca.crt").write_bytes(ca.read_bytes())
+            seed = agent.seed_command(PREFIX_IN_IMAGE)
+            try:
+                image, _ = self.docker.images.build(
+                    path=ctx, dockerfile="cli.Dockerfile", tag=tag, network_mode="host", rm=True,
+                    forcerm=True, buildargs={"BASE_IMAGE": base, "PACKAGE": agent.package, "VERSION": version,
+                                             "BINARY": agent.binary_path(Path("x")).name,
+                                             "SEED": f"mkdir -p {PREFIX_IN_IMAGE}/seed-home && {shlex.join(seed)}"
+                                             if seed else "true"},
+                    labels={"probe.agent": agent.name, "probe.version": version,
+                            "probe.harness": __version__, "probe.base": base})
+            except docker.errors.BuildError as e:
+                last = next((x.get("stream", x.get("error", "")).strip() for x in reversed(list(e.build_log))
+                             if x.get("stream", x.get("error", "")).strip()), str(e))
+                hint = " (no registry? make a base image: containers/make-base-image.sh, then PROBE_BASE_IMAGE=probe-base:bookworm)" \
+                    if "pull" in str(e).lower() or "not found" in str(e).lower() else ""
+                raise HarnessError(f"building {tag} failed: {last[:200]}{hint}") from None
+            except docker.errors.APIError as e:
+                raise HarnessError(f"building {tag} failed: {e.explanation or e}"[:300]) from None
+        self.image_id = image.id
+        return PREFIX_IN_IMAGE
+
+    def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
+        import json
+        plan = {**plan, "bring_up_loopback": False}  # network_mode none: only lo, already up
+        plan_path = run_dir / "plan.json"
+        plan_path.write_text(json.dumps(plan))
+        container = self.docker.containers.run(
+            self.image_id, [self.python(), "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)],
+            detach=True, network_mode="none", volumes={str(run_dir): {"bind": str(run_dir), "mode": "rw"}},
+            labels={"probe.run": plan["run_id"], "probe.pid": str(os.getpid())}, init=False)
+        try:
+            try:
+                container.wait(timeout=plan["budget_s"] + GRACE_S)
+            except Exception:
+                raise HarnessError(f"the container did not finish within {plan['budget_s'] + GRACE_S:.0f}s") from None
+        finally:  # also on Ctrl-C: no container outlives the probe
+            container.remove(force=True)
+        result_path = Path(plan["result"])
+        if not result_path.exists():
+            raise HarnessError("the runner in the container wrote no result")
+        result = json.loads(result_path.read_text())
+        if result.get("error"):
+            raise HarnessError(result["error"])
+        result["image_id"] = self.image_id
+        return result, "isolated"

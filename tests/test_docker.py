@@ -1,0 +1,84 @@
+"""The docker backend for real: an image per CLI version, probes in containers with no
+network, the same verdicts as the local backend (whose evidence is committed in results/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import CLAUDE, COPILOT, need
+
+pytestmark = pytest.mark.real
+RESULTS = Path(__file__).parent.parent / "results"
+CORE = ("hang-pretool", "crash-pretool", "exit2-pretool", "payload-pretool")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    try:
+        import docker
+        client = docker.from_env()
+        client.ping()
+    except Exception as e:
+        need(False, f"no Docker engine: {e}")
+    base = os.environ.get("PROBE_BASE_IMAGE", "node:22-bookworm-slim")
+    try:
+        client.images.get(base)
+    except Exception:
+        need(False, f"base image {base} missing: containers/make-base-image.sh and PROBE_BASE_IMAGE")
+    return client
+
+
+def probe(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "probes.cli", *args], capture_output=True, text=True, **kw)
+
+
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+@pytest.mark.parametrize("recipe", CORE)
+def test_core_recipes_give_the_local_verdict_in_a_container(spec, recipe, engine, real_tools, tmp_path):
+    proc = probe("run", spec, recipe, "--backend", "docker", "--json", "--results", str(tmp_path), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    ev = json.loads(proc.stdout)
+    agent, version = spec.split("@")
+    local = json.loads((RESULTS / agent / version / f"{recipe}.json").read_text())
+    assert (ev["backend"], ev["network"], ev["executed_version"]) == ("docker", "isolated", version)
+    assert ev["image"].startswith("sha256:")
+    assert ev["outcome"] == local["outcome"]
+    assert engine.images.get(ev["image"]).labels["probe.version"] == version
+
+
+def containers(engine, pid: int) -> list:
+    return engine.containers.list(all=True, filters={"label": f"probe.pid={pid}"})
+
+
+def test_interrupted_run_leaves_no_container(engine, real_tools, tmp_path):
+    assert probe("run", CLAUDE, "hang-pretool-control", "--backend", "docker", "--results",
+                 str(tmp_path / "warm"), timeout=900).returncode == 0  # the image exists
+    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", "run", CLAUDE, "hang-pretool", "--backend",
+                             "docker", "--results", str(tmp_path / "results")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.time() + 60
+    while not containers(engine, proc.pid):
+        assert time.time() < deadline, "no container started"
+        time.sleep(0.1)
+    time.sleep(1.5)  # the hook is hanging now
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert containers(engine, proc.pid) == []
+    assert not (tmp_path / "results").exists()
+
+
+def test_no_engine_is_one_line(tmp_path):
+    env = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no.sock"}
+    proc = probe("run", CLAUDE, "hang-pretool", "--backend", "docker", "--results", str(tmp_path / "r"), env=env)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith("probe: no Docker engine answers") and "start dockerd" in proc.stderr
+    assert not (tmp_path / "r").exists()
