@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import HarnessError, InputError
+from .common import read_result, runner_argv
 
 IMAGE_PREFIX = "probe-cli"
 PREFIX_IN_IMAGE = Path("/opt/cli")
@@ -100,12 +101,9 @@ class DockerBackend:
         return PREFIX_IN_IMAGE
 
     def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
-        import json
         plan = {**plan, "bring_up_loopback": False}  # network_mode none: only lo, already up
-        plan_path = run_dir / "plan.json"
-        plan_path.write_text(json.dumps(plan))
         container = self.docker.containers.run(
-            self.image_id, [self.python(), "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)],
+            self.image_id, runner_argv(self.python(), run_dir, plan),
             detach=True, network_mode="none", volumes={str(run_dir): {"bind": str(run_dir), "mode": "rw"}},
             labels={"probe.run": plan["run_id"], "probe.pid": str(os.getpid())}, init=False)
         try:
@@ -115,11 +113,5 @@ class DockerBackend:
                 raise HarnessError(f"the container did not finish within {plan['budget_s'] + GRACE_S:.0f}s") from None
         finally:  # also on Ctrl-C: no container outlives the probe
             container.remove(force=True)
-        result_path = Path(plan["result"])
-        if not result_path.exists():
-            raise HarnessError("the runner in the container wrote no result")
-        result = json.loads(result_path.read_text())
-        if result.get("error"):
-            raise HarnessError(result["error"])
-        result["image_id"] = self.image_id
-        return result, "isolated"
+        result = read_result(plan, "the runner in the container wrote no result")
+        return {**result, "image_id": self.image_id}, "isolated"

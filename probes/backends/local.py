@@ -5,7 +5,6 @@ runner), else on the host network, and the evidence says which."""
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shutil
 import signal
@@ -14,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..errors import HarnessError
+from .common import read_result, runner_argv
 
 GRACE_S = 30  # beyond the plan's budget, before the runner itself is presumed stuck
 
@@ -54,9 +54,7 @@ class LocalBackend:
     def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
         prefix = isolation_prefix()
         plan = {**plan, "bring_up_loopback": bool(prefix)}
-        plan_path = run_dir / "plan.json"
-        plan_path.write_text(json.dumps(plan))
-        argv = [*prefix, self.python(), "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)]
+        argv = [*prefix, *runner_argv(self.python(), run_dir, plan)]
         with open(run_dir / "runner.err", "wb") as err:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=err, start_new_session=True)
@@ -74,12 +72,6 @@ class LocalBackend:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             raise
-        result_path = Path(plan["result"])
-        if not result_path.exists():
-            err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
-            raise HarnessError(f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
-        result = json.loads(result_path.read_text())
-        result["image_id"] = None
-        if result.get("error"):
-            raise HarnessError(result["error"])
-        return result, "isolated" if prefix else "host"
+        err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
+        result = read_result(plan, f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
+        return {**result, "image_id": None}, "isolated" if prefix else "host"

@@ -1,0 +1,26 @@
+"""What every backend does around the runner: hand it the plan, read back its result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import HarnessError
+
+
+def runner_argv(python: str, run_dir: Path, plan: dict) -> list[str]:
+    """Write the plan into the run directory; the command that runs the runner on it."""
+    plan_path = run_dir / "plan.json"
+    plan_path.write_text(json.dumps(plan))
+    return [python, "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)]
+
+
+def read_result(plan: dict, missing: str) -> dict:
+    """The runner's result, or one line: `missing` when it wrote none, its own error if any."""
+    path = Path(plan["result"])
+    if not path.exists():
+        raise HarnessError(missing)
+    result = json.loads(path.read_text())
+    if result.get("error"):
+        raise HarnessError(result["error"])
+    return result
