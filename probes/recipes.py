@@ -45,7 +45,7 @@ def pick(value, agent: str):
 
 
 def _agent_keys(value, what: str):
-    if isinstance(value, dict) and not set(value) <= set(AGENTS) and what != "env":
+    if isinstance(value, dict) and not set(value) <= set(AGENTS):
         raise ValueError(f"{what} per agent takes keys {', '.join(AGENTS)}, not {', '.join(sorted(set(value) - set(AGENTS)))}")
     return value
 

@@ -26,6 +26,7 @@ EOF_WAIT_S = 0.5  # after a complete JSON document, how long to wait for end of 
 
 record: dict = {}
 record_path = ""
+ignore_sigterm = False
 
 
 def save() -> None:
@@ -59,7 +60,7 @@ def on_signal(signum, _frame) -> None:
     name = signal.Signals(signum).name
     record.setdefault("signals", []).append({"signal": name, "at": time.time()})
     save()
-    if signum == signal.SIGTERM and record.get("_ignore_sigterm"):
+    if signum == signal.SIGTERM and ignore_sigterm:
         return
     record["killed_by_signal"] = name
     record["ended_at"] = time.time()
@@ -79,7 +80,7 @@ def leave_grandchild(mode: str) -> int:
 
 
 def main() -> int:
-    global record, record_path
+    global record, record_path, ignore_sigterm
     started = time.time()
     key = sys.argv[1] if len(sys.argv) > 1 else ""
     with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
@@ -91,8 +92,8 @@ def main() -> int:
               "env": dict(os.environ), "pid": os.getpid(), "ppid": os.getppid(),
               "pgid": os.getpgid(0), "started_at": started, "ended_at": None,
               "stdin_raw": None, "stdin_eof": None, "payload": None, "output": None,
-              "stderr": None, "exit_code": None, "killed_by_signal": None,
-              "_ignore_sigterm": bool(behavior.get("ignore_sigterm"))}
+              "stderr": None, "exit_code": None, "killed_by_signal": None}
+    ignore_sigterm = bool(behavior.get("ignore_sigterm"))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
     save()
