@@ -83,22 +83,19 @@ def _control(r: dict) -> str:
 
 def cmd_versions(args) -> int:
     from .agents import AGENTS
+    from .bump import probed_versions
     from .install import installed_versions
-    from .spec import is_prerelease, published
+    from .spec import marked, published
     if args.agent not in AGENTS:
-        from .errors import InputError
         raise InputError(f"unknown agent {args.agent!r}: choose one of {', '.join(sorted(AGENTS))}")
     agent = AGENTS[args.agent]
-    pub = published(agent.package)
-    cached = set(installed_versions(agent))
-    rows = [{"version": v, "latest": v == pub.latest, "cached": v in cached,
-             "prerelease": is_prerelease(v)} for v in pub.versions]
+    table = marked(published(agent.package), probed_versions(Path(args.results), agent.name), installed_versions(agent))
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(table, indent=2))
     else:
-        print(tabulate([(r["version"], "latest" if r["latest"] else "", "cached" if r["cached"] else "",
-                         "pre-release" if r["prerelease"] else "") for r in rows],
-                       headers=["version", "", "", ""]))
+        marks = ("latest", "probed", "cached", "prerelease", "unserved")
+        print(tabulate([(r["version"], *(m.replace("prerelease", "pre-release") if r[m] else "" for m in marks))
+                        for r in table], headers=["version", *[""] * len(marks)]))
     return 0
 
 
@@ -196,6 +193,8 @@ def cmd_cite(args) -> int:
 def cmd_matrix(args) -> int:
     from . import matrix
     cells = matrix.plan(args.agent, args.versions, args.recipe)
+    if args.shard:
+        cells = matrix.shard(cells, *matrix.parse_shard(args.shard))
     if args.dry_run:
         if args.json:
             print(json.dumps(matrix.as_dicts(cells), indent=2))
@@ -214,6 +213,64 @@ def cmd_matrix(args) -> int:
         if failed:
             print(tabulate([(c.spec, c.recipe, c.reason) for c in failed], headers=["could not run", "recipe", "why"]))
     return 1 if failed else 0
+
+
+def cmd_bump(args) -> int:
+    """Plan, run and report each agent's new releases. Exit VERDICTS_CHANGED when a label
+    changed, 1 when cells failed and nothing changed, 0 otherwise."""
+    from . import bump, matrix
+    from .evidence import check_writable
+    results = Path(args.results)
+    if args.shards < 1:
+        raise _Usage("--shards must be at least 1")
+    if args.plan:
+        plans = bump.from_file(Path(args.plan), results, args.agent)
+    elif args.agent:
+        plans = [bump.plan(a, results, args.start, args.recipe, args.prereleases, args.versions)
+                 for a in dict.fromkeys(args.agent)]
+    else:
+        raise _Usage("bump needs --agent or --plan")
+    if args.shard:
+        for p in plans:
+            p.cells = matrix.shard(p.cells, *matrix.parse_shard(args.shard))
+    if args.dry_run:
+        if args.json:
+            print(json.dumps({"plans": [p.summary() for p in plans],
+                              "matrix": bump.github_matrix(plans, args.shards)}, indent=2))
+        else:
+            print(tabulate([(p.agent, p.start, p.baseline or "-", ", ".join(p.versions) or "-", len(p.cells),
+                             p.already) for p in plans],
+                           headers=["agent", "after", "baseline", "new versions", "cells to run", "already probed"]))
+        return 0
+    if any(p.cells for p in plans) and not args.report_only:
+        results.mkdir(parents=True, exist_ok=True)
+        check_writable(results)
+    reports, docs, changed, failed = [], [], 0, 0
+    for p in plans:
+        if args.report_only:
+            for c in p.cells:
+                c.status, c.reason = "failed", "no evidence (its job did not deliver it)"
+            done = p.cells
+        else:
+            done = matrix.run(p.cells, results, args.jobs or matrix.default_jobs()) if p.cells else []
+        bad = [c for c in done if c.status != "done"]
+        steps = bump.compare(p, results)
+        reports.append(bump.report(p, steps, bad, results, args.link_base))
+        docs.append(bump.as_json(p, steps, bad))
+        changed += docs[-1]["verdicts_changed"]
+        failed += len(bad)
+    if args.json:
+        print(json.dumps({"plans": docs, "verdicts_changed": changed, "report": "\n".join(reports)}, indent=2))
+    else:
+        print("\n".join(reports), end="")
+    return bump.VERDICTS_CHANGED if changed else 1 if failed else 0
+
+
+def cmd_merge(args) -> int:
+    from .merge import merge
+    written, same = merge([Path(d) for d in args.dirs], Path(args.results), args.replace)
+    print(f"{written} record(s) merged into {args.results}" + (f", {same} already there" if same else ""))
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -241,9 +298,38 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--jobs", type=int, default=0, help="worker processes (default: the number of cores)")
     m.add_argument("--repeat", type=int, default=1, help="runs per cell; the table shows the spread")
     m.add_argument("--results", default="results")
+    m.add_argument("--shard", metavar="I/N", help="run only slice I of N (disjoint, balanced by expected cost)")
     m.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=cmd_matrix)
+
+    b = sub.add_parser("bump", help="probe the releases newer than the newest probed one; report what changed",
+                       description="Probe each agent's releases newer than the newest probed one (or --from), "
+                                   "then compare each with the release before it. Exit 3 when a verdict "
+                                   "changed, 1 when cells failed and none changed, 0 otherwise.")
+    b.add_argument("--agent", action="append", help="repeat for several agents")
+    b.add_argument("--plan", metavar="FILE", help="the output of `bump --dry-run --json`: probe and report "
+                                                 "exactly its versions (with --agent, only those agents')")
+    b.add_argument("--from", dest="start", metavar="VERSION", help="probe versions newer than this one")
+    b.add_argument("--versions", help="exactly these (LIST or RANGE) instead of every newer release")
+    b.add_argument("--recipe", default="all", help="a recipe name, or all (default)")
+    b.add_argument("--prereleases", action="store_true", help="include pre-releases")
+    b.add_argument("--results", default="results")
+    b.add_argument("--jobs", type=int, default=0, help="worker processes (default: the number of cores)")
+    b.add_argument("--link-base", default="", help="prefix for evidence links in the report (e.g. a blob URL)")
+    b.add_argument("--shard", metavar="I/N", help="run only slice I of N of the cells (a CI job's share)")
+    b.add_argument("--shards", type=int, default=1, help="with --dry-run --json: split each agent's cells into N CI jobs")
+    b.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
+    b.add_argument("--report-only", action="store_true",
+                   help="report from the evidence in --results, run nothing; missing cells count as failed")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(func=cmd_bump)
+
+    mg = sub.add_parser("merge", help="combine evidence trees (e.g. shards) into one results tree")
+    mg.add_argument("dirs", nargs="+", metavar="DIR")
+    mg.add_argument("--results", default="results", help="the tree to merge into (default: ./results)")
+    mg.add_argument("--replace", action="store_true", help="merged records replace different ones already there")
+    mg.set_defaults(func=cmd_merge)
 
     t = sub.add_parser("table", help="committed evidence as a recipe x version table")
     t.add_argument("--results", default="results")
@@ -271,8 +357,9 @@ def parser() -> argparse.ArgumentParser:
     rc.add_argument("--results", default="results")
     rc.set_defaults(func=cmd_reclassify)
 
-    v = sub.add_parser("versions", help="published versions of an agent, and which are cached")
+    v = sub.add_parser("versions", help="versions of an agent: latest, probed, cached, pre-release, unserved")
     v.add_argument("agent")
+    v.add_argument("--results", default="results", help="where probed versions are looked up")
     v.add_argument("--json", action="store_true")
     v.set_defaults(func=cmd_versions)
     return p

@@ -4,6 +4,7 @@ One failing cell never stops the rest; each cell ends as a result with a status 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
@@ -12,7 +13,7 @@ from pathlib import Path
 from . import install, spec
 from .agents import AGENTS
 from .errors import InputError, ProbeError
-from .recipes import load_all
+from .recipes import load_all, pick
 
 
 @dataclass
@@ -45,14 +46,21 @@ def select_versions(agent, selector: str, prereleases: bool = False) -> list[str
         return [v for v in releases if spec.semver_key(lo) <= spec.semver_key(v) <= spec.semver_key(hi)]
     chosen = [v.strip() for v in selector.split(",") if v.strip()]
     for v in chosen:
-        spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package)
+        spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package, pub)
     return chosen
 
 
 def plan(agent_name: str, versions: str, recipe: str) -> list[Cell]:
     if agent_name not in AGENTS:
         raise InputError(f"unknown agent {agent_name!r}: choose one of {', '.join(sorted(AGENTS))}")
-    agent = AGENTS[agent_name]
+    chosen = select_versions(AGENTS[agent_name], versions)
+    if not chosen:
+        raise InputError(f"--versions {versions} selects no published {agent_name} version")
+    return cells(agent_name, chosen, recipe)
+
+
+def cells(agent_name: str, versions: list[str], recipe: str) -> list[Cell]:
+    """Every (version, recipe) cell; `recipe` is a name or all (those that apply to the agent)."""
     recipes = load_all()
     if recipe == "all":
         names = sorted(n for n, r in recipes.items() if agent_name in r.agents)
@@ -60,12 +68,50 @@ def plan(agent_name: str, versions: str, recipe: str) -> list[Cell]:
         names = [recipe]
     else:
         raise InputError(f"unknown recipe {recipe!r}: see `probe list`")
-    chosen = select_versions(agent, versions)
-    if not chosen:
-        raise InputError(f"--versions {versions} selects no published {agent_name} version")
     # The slowest recipes first, so the pool ends with short cells.
     order = sorted(names, key=lambda n: (not recipes[n].slow, n))
-    return [Cell(f"{agent_name}@{v}", n) for v in chosen for n in order]
+    return [Cell(f"{agent_name}@{v}", n) for v in versions for n in order]
+
+
+# ---------------------------------------------------------------- shards
+
+SHARD_RE = re.compile(r"^(\d+)/(\d+)$")
+SESSION_COST_S = 2.0  # a CLI session that waits on nothing
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    m = SHARD_RE.match(text)
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise InputError(f"--shard {text}: expected I/N with 1 <= I <= N, e.g. 2/4")
+    return int(m[1]), int(m[2])
+
+
+def expected_cost_s(recipe, agent: str) -> float:
+    """What a cell should cost, from the recipe alone (so every runner computes the same
+    shards): a session, plus every wait its hooks make, capped by their timeout and the budget."""
+    if recipe.slow:
+        return recipe.budget_s
+    waits = 0.0
+    for hook in recipe.hooks:
+        behavior = pick(hook.behavior, agent)
+        if behavior is None or not (behavior.hang or behavior.seconds):
+            continue
+        wait = float("inf") if behavior.hang else behavior.seconds
+        waits += min(wait, hook.timeout_s or recipe.budget_s)
+    return min(SESSION_COST_S + waits, recipe.budget_s)
+
+
+def shard(cells: list[Cell], index: int, count: int) -> list[Cell]:
+    """Slice `index` of `count` (1-based): deterministic, disjoint, the slices together cover
+    every cell, balanced by expected cost (longest first, each to the least loaded slice)."""
+    recipes = load_all()
+    cost = {(c.spec, c.recipe): expected_cost_s(recipes[c.recipe], c.spec.split("@")[0]) for c in cells}
+    loads, owner = [0.0] * count, {}
+    for c in sorted(cells, key=lambda c: (-cost[c.spec, c.recipe], c.spec, c.recipe)):
+        slot = min(range(count), key=lambda i: (loads[i], i))
+        loads[slot] += cost[c.spec, c.recipe]
+        owner[c.spec, c.recipe] = slot
+    return [c for c in cells if owner[c.spec, c.recipe] == index - 1]
 
 
 def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:

@@ -53,21 +53,23 @@ def npm_error(stderr: str) -> str:
 
 @dataclass(frozen=True)
 class Published:
-    versions: list[str]  # in registry order (publication order)
+    versions: list[str]  # what the registry serves, in its order
     latest: str
+    ever: list[str] = ()  # every version with a publication time, served or since unpublished
 
 
 def published(package: str) -> Published:
     """Ask the registry npm is configured for (so proxies and CA settings apply)."""
     try:
-        proc = subprocess.run([npm(), "view", package, "versions", "dist-tags", "--json", "--fetch-retries=1"],
+        proc = subprocess.run([npm(), "view", package, "versions", "dist-tags", "time", "--json", "--fetch-retries=1"],
                               capture_output=True, text=True, timeout=REGISTRY_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise HarnessError(f"npm registry did not answer within {REGISTRY_TIMEOUT_S}s for {package}: check network or npm config registry") from None
     if proc.returncode != 0:
         raise HarnessError(f"npm view {package} failed ({npm_error(proc.stderr)}): check network or npm config registry")
     data = json.loads(proc.stdout)
-    return Published(list(data["versions"]), data["dist-tags"]["latest"])
+    ever = [v for v in data.get("time", {}) if v not in ("created", "modified")]
+    return Published(list(data["versions"]), data["dist-tags"]["latest"], ever)
 
 
 def semver_key(v: str) -> tuple:
@@ -91,9 +93,9 @@ def nearest(version: str, versions: list[str]) -> tuple[str | None, str | None]:
     return (max(below, key=semver_key) if below else None, min(above, key=semver_key) if above else None)
 
 
-def resolve(spec: Spec, package: str) -> str:
+def resolve(spec: Spec, package: str, pub: Published | None = None) -> str:
     """The exact version to install: `latest` resolved, an exact one checked as published."""
-    pub = published(package)
+    pub = pub or published(package)
     if spec.version == "latest":
         return pub.latest
     if spec.version in pub.versions:
@@ -101,3 +103,13 @@ def resolve(spec: Spec, package: str) -> str:
     near = [v for v in nearest(spec.version, pub.versions) if v]
     hint = f"nearest: {', '.join(near)}" if near else "see `probe versions " + spec.agent + "`"
     raise InputError(f"{spec.agent} {spec.version} is not published; {hint}")
+
+
+def marked(pub: Published, probed: list[str], cached: list[str]) -> list[dict]:
+    """Oldest first. `unserved`: published once (or probed, or cached) but no longer served by
+    the registry, so it cannot be installed again."""
+    served = set(pub.versions)
+    every = served | set(pub.ever) | set(probed) | set(cached)
+    return [{"version": v, "latest": v == pub.latest, "probed": v in probed, "cached": v in cached,
+             "prerelease": is_prerelease(v), "unserved": v not in served}
+            for v in sorted(every, key=semver_key)]

@@ -82,3 +82,42 @@ def test_no_engine_is_one_line(tmp_path):
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert proc.stderr.startswith("probe: no Docker engine answers") and "start dockerd" in proc.stderr
     assert not (tmp_path / "r").exists()
+
+
+HARNESS_TAG = "probe-harness:test"
+
+
+@pytest.fixture(scope="module")
+def harness_image(engine, tmp_path_factory):
+    """The top-level Dockerfile, built as a user without a registry builds it (README of
+    containers/): on PROBE_BASE_IMAGE, with the host's CA bundle as containers/ca.crt."""
+    import shutil
+    from probes.backends.docker import ca_bundle
+    root = Path(__file__).parent.parent
+    ctx = tmp_path_factory.mktemp("harness-context") / "src"
+    shutil.copytree(root, ctx, ignore=shutil.ignore_patterns(".git", ".venv", "results", "__pycache__", "*.egg-info"))
+    if ca_bundle():
+        shutil.copy(ca_bundle(), ctx / "containers" / "ca.crt")
+    base = os.environ.get("PROBE_BASE_IMAGE", "node:22-bookworm-slim")
+    image, _ = engine.images.build(path=str(ctx), tag=HARNESS_TAG, network_mode="host", rm=True, forcerm=True,
+                                   buildargs={"BASE_IMAGE": base})
+    return image
+
+
+def test_harness_image_runs_probe(engine, harness_image, real_tools, tmp_path):
+    """`probe` inside its own image: the catalog is there, and a probe runs and gives the
+    committed verdict (the CLI cache is mounted at the same path, so nothing is downloaded)."""
+    from probes.install import cache_root
+    out = engine.containers.run(HARNESS_TAG, ["list", "--json"], remove=True)
+    assert len(json.loads(out)) == len(list((Path(__file__).parent.parent / "recipes").glob("*.yaml")))
+    cache = cache_root()
+    cache.mkdir(parents=True, exist_ok=True)
+    out = engine.containers.run(
+        HARNESS_TAG, ["run", COPILOT, "payload-pretool", "--json"], remove=True, network_mode="host",
+        environment={"PROBE_CACHE": str(cache)},
+        volumes={str(cache): {"bind": str(cache), "mode": "rw"}, str(tmp_path): {"bind": "/src/results", "mode": "rw"}})
+    ev = json.loads(out)
+    agent, version = COPILOT.split("@")
+    local = json.loads((RESULTS / agent / version / "payload-pretool.json").read_text())
+    assert (ev["executed_version"], ev["outcome"]) == (version, local["outcome"])
+    assert (tmp_path / agent / version / "payload-pretool.json").is_file()

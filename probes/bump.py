@@ -1,0 +1,160 @@
+"""The version bump: find the releases of an agent newer than the newest probed one, run the
+catalog on them through the matrix, and report what changed against the release before each.
+Nightly jobs run it; its exit status (VERDICTS_CHANGED) tells a workflow to open a pull request."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import matrix, spec, tables
+from .agents import AGENTS
+from .errors import InputError
+
+VERDICTS_CHANGED = 3  # exit status of `probe bump` when some recipe's label changed
+
+
+@dataclass
+class Plan:
+    agent: str
+    start: str  # versions newer than this are new
+    baseline: str | None  # the newest probed version before the first new one
+    versions: list[str]
+    recipe: str
+    cells: list[matrix.Cell]
+    already: int = 0  # cells of the new versions whose evidence exists (not run again)
+
+    def summary(self) -> dict:
+        return {"agent": self.agent, "from": self.start, "baseline": self.baseline,
+                "versions": self.versions, "recipe": self.recipe, "cells": len(self.cells),
+                "already_probed": self.already}
+
+
+@dataclass
+class Step:
+    """One new version compared with the version before it."""
+    before: str | None
+    after: str
+    compared: int = 0
+    changes: list[dict] = field(default_factory=list)
+
+    @property
+    def verdicts(self) -> list[dict]:
+        return [c for c in self.changes if c["what"] == "outcome"]
+
+
+def probed_versions(results: Path, agent: str) -> list[str]:
+    """Versions with at least one evidence record in `results`, oldest first."""
+    root = results / agent
+    found = [d.name for d in root.iterdir() if d.is_dir() and any(d.glob("*.json"))] if root.is_dir() else []
+    return sorted(found, key=spec.semver_key)
+
+
+def plan(agent_name: str, results: Path, start: str | None = None, recipe: str = "all",
+         prereleases: bool = False, versions: str | None = None) -> Plan:
+    if agent_name not in AGENTS:
+        raise InputError(f"unknown agent {agent_name!r}: choose one of {', '.join(sorted(AGENTS))}")
+    agent = AGENTS[agent_name]
+    probed = probed_versions(results, agent_name)
+    if start is None:
+        if not probed:
+            raise InputError(f"no {agent_name} evidence in {results}: pass --from VERSION to say where to start")
+        start = probed[-1]
+    else:
+        spec.parse_spec(f"{agent_name}@{start}", AGENTS)
+    chosen = matrix.select_versions(agent, versions or f"{start}..latest", prereleases)
+    new = sorted((v for v in chosen if spec.semver_key(v) > spec.semver_key(start)), key=spec.semver_key)
+    before = [v for v in probed if new and spec.semver_key(v) < spec.semver_key(new[0])]
+    cells = matrix.cells(agent_name, new, recipe)
+    todo = [c for c in cells if not (results / agent_name / c.spec.split("@")[1] / f"{c.recipe}.json").is_file()]
+    return Plan(agent_name, start, before[-1] if before else None, new, recipe, todo, len(cells) - len(todo))
+
+
+def from_file(path: Path, results: Path, agents: list[str] | None = None) -> list[Plan]:
+    """The plans a `bump --dry-run --json` wrote, fixed: releases published since are not added,
+    so every job of one nightly run works on the same versions."""
+    try:
+        saved = json.loads(path.read_text())["plans"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise InputError(f"--plan {path}: not the output of `probe bump --dry-run --json` ({e})") from None
+    unknown = set(agents or ()) - {s["agent"] for s in saved}
+    if unknown:
+        raise InputError(f"--plan {path} has no plan for {', '.join(sorted(unknown))}")
+    return [plan(s["agent"], results, s["from"], s["recipe"], prereleases=True, versions=",".join(s["versions"]))
+            if s["versions"] else Plan(s["agent"], s["from"], None, [], s["recipe"], [])
+            for s in saved if not agents or s["agent"] in agents]
+
+
+def compare(p: Plan, results: Path) -> list[Step]:
+    """Each new version against the version before it (the baseline for the first)."""
+    only = None if p.recipe == "all" else p.recipe
+    cells = tables.load(results, p.agent, only) if results.is_dir() else []
+    have = set(tables.versions_of(cells, p.agent))
+    steps, before = [], p.baseline
+    for v in p.versions:
+        step = Step(before, v)
+        if before in have and v in have:
+            step.compared = tables.compared(cells, p.agent, before, v)
+            step.changes = tables.diff(cells, p.agent, before, v)
+        steps.append(step)
+        if v in have:
+            before = v
+    return steps
+
+
+def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path, link_base: str = "") -> str:
+    """A Markdown change report, fit for a pull-request body."""
+    def link(version: str, recipe: str) -> str:
+        path = results / p.agent / version / f"{recipe}.json"
+        return f"[{version}]({link_base}{path.as_posix()})"
+
+    changed = sum(len(s.verdicts) for s in steps)
+    lines = [f"## {p.agent}: {len(p.versions)} new release(s) after {p.start}", ""]
+    if not p.versions:
+        return "\n".join(lines + ["Nothing new to probe.", ""])
+    what = p.recipe if p.recipe != "all" else "the catalog"
+    ran = f"{len(p.cells)} cell(s) run" + (f", {p.already} already probed" if p.already else "")
+    lines += [f"Probed {', '.join(p.versions)} with {what} ({ran}): **{changed} verdict change(s)**.", ""]
+    for s in steps:
+        title = f"### {p.agent} {s.before} → {s.after}" if s.before else f"### {p.agent} {s.after}"
+        lines += [title, ""]
+        if not s.compared:
+            lines += ["No earlier evidence to compare with." if s.before is None
+                      else f"No recipe has evidence on both {s.before} and {s.after}.", ""]
+            continue
+        if s.verdicts:
+            lines += [f"| recipe | {s.before} | {s.after} | evidence |", "|---|---|---|---|"]
+            lines += [f"| `{c['recipe']}` | {c['from']} | **{c['to']}** | {link(s.before, c['recipe'])} · "
+                      f"{link(s.after, c['recipe'])} |" for c in s.verdicts]
+        else:
+            lines.append(f"No verdict changed in {s.compared} recipe(s).")
+        others = [c for c in s.changes if c["what"] != "outcome"]
+        if others:
+            lines += ["", "<details><summary>Observations that changed</summary>", "",
+                      *[f"- `{line.strip()}`" for line in tables.diff_text(others, p.agent, s.before, s.after,
+                                                                          s.compared).splitlines()[1:]],
+                      "", "</details>"]
+        lines.append("")
+    if failed:
+        lines += ["### Could not run", "", "| cell | recipe | why |", "|---|---|---|"]
+        lines += [f"| {c.spec} | `{c.recipe}` | {c.reason} |" for c in failed]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def as_json(p: Plan, steps: list[Step], failed: list[matrix.Cell]) -> dict:
+    return {**p.summary(),
+            "steps": [{"from": s.before, "to": s.after, "compared": s.compared, "changes": s.changes} for s in steps],
+            "verdicts_changed": sum(len(s.verdicts) for s in steps),
+            "failed": [asdict(c) for c in failed]}
+
+
+def github_matrix(plans: list[Plan], shards: int) -> list[dict]:
+    """The jobs of a CI matrix: one per (agent, shard), never more shards than cells."""
+    jobs = []
+    for p in plans:
+        n = min(shards, len(p.cells))
+        jobs += [{"agent": p.agent, "versions": ",".join(p.versions), "recipe": p.recipe,
+                  "from": p.start, "shard": f"{i}/{n}"} for i in range(1, n + 1)]
+    return jobs
