@@ -55,11 +55,14 @@ def hook_end(inv: dict | None) -> str | None:
         return None
     if inv["killed_by_signal"]:
         return inv["killed_by_signal"]
+    if inv.get("extension_result") == "threw":
+        return "threw"
     return None if inv["exit_code"] is None else f"exit {inv['exit_code']}"
 
 
 def hook_failed(inv: dict) -> bool:
-    return inv["killed_by"] is not None or inv["exit_code"] not in (0, None)
+    return (inv["killed_by"] is not None or inv["exit_code"] not in (0, None)
+            or inv.get("extension_result") == "threw")
 
 
 def sentinels(hook: dict | None) -> list[str]:
@@ -474,13 +477,17 @@ MARKER_VARS = ("COPILOT_CLI", "COPILOT_CLI_BINARY_VERSION", "COPILOT_PROJECT_DIR
 
 
 def env(session: dict):
-    """The environment a hook is given: names, project and version markers, secrets passed."""
+    """The environment a hook is given: names, project and version markers, secrets passed,
+    and against the CLI's own environment, the names it lacks (stripped) and gained (added)."""
     inv = first(session, session["subject"])
     e = inv["env"] if inv else {}
     obs = {"hook_fired": inv is not None, "env_names": sorted(e),
            "markers": {k: (k in e) for k in MARKER_VARS},
            "secrets_passed": sorted(k for k, v in e.items() if v == "<redacted>" or k.endswith(("_KEY", "_TOKEN"))),
            "traceparent_in_env": any(k.lower() == "traceparent" for k in e)}
+    cli_env = session["cli"].get("env_names")  # absent from evidence older than this field
+    obs["stripped"] = sorted(set(cli_env) - set(e)) if cli_env is not None and inv else None
+    obs["added"] = sorted(set(e) - set(cli_env)) if cli_env is not None and inv else None
     return ("recorded" if inv else "no-hook"), obs
 
 

@@ -137,6 +137,12 @@ def _classifiers() -> dict[str, str]:
     return {name: r.classifier for name, r in load_all().items()}
 
 
+def _pairs() -> dict[str, str]:
+    """Extension recipe -> the command-hook recipe asking the same question."""
+    from .recipes import load_all
+    return {name: r.compare_with for name, r in load_all().items() if r.compare_with}
+
+
 def cmd_table(args) -> int:
     from . import tables
     results = Path(args.results)
@@ -151,9 +157,9 @@ def cmd_table(args) -> int:
         out.write_text(tables.html_page(cells, classifiers, out.parent))
         print(out)
     else:
-        print(tables.markdown(cells, classifiers), end="")
+        print(tables.markdown(cells, classifiers, _pairs()), end="")
     if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
-        tables.write_index(results, cells, classifiers)
+        tables.write_index(results, cells, classifiers, _pairs())
     return 0
 
 

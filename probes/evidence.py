@@ -44,6 +44,9 @@ class Invocation(Record):
     output: str | None
     stderr: str | None
     grandchild: dict | None = None  # a process the hook left behind, and its fate
+    surface: str = "command"  # or "extension": a handler call in the SDK extension's process
+    extension_result: str | None = None  # extension: returned, threw, exited; null: never answered
+    error: str | None = None  # extension: the error a handler threw
 
 
 class ModelRequest(Record):
@@ -69,6 +72,7 @@ class CliRun(Record):
     budget_s: float
     stdout_tail: str
     stderr_tail: str
+    env_names: list[str] | None = None  # the environment the CLI was started with (names only)
 
 
 class Evidence(Record):
@@ -103,6 +107,8 @@ class Evidence(Record):
     cli: CliRun
     cli_cwd: str  # where the CLI started, relative to the workspace
     cleanup: dict[str, Any]
+    surface: str = "command"  # which hook surface the recipe probes: command or extension
+    route: str | None = None  # how the harness made the CLI load the extension
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
 
     def to_json(self) -> str:

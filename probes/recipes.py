@@ -35,6 +35,12 @@ class Behavior(Strict):
     stdout_pad: int = 0  # spaces printed after stdout: a very large output
     stderr: str | None = None
     exit_code: int = 0
+    throw: bool = False  # extension only: the handler rejects with an Error
+    exit_process: bool = False  # extension only: process.exit(exit_code) inside the handler
+
+
+COMMAND_ONLY = ("read_stdin", "grandchild", "ignore_sigterm", "signal", "stdout_pad", "stderr")
+EXTENSION_ONLY = ("throw", "exit_process")
 
 
 def pick(value, agent: str):
@@ -121,6 +127,8 @@ class Recipe(Strict):
     watch_files: list[str] = Field(default_factory=list)  # more side effects to time
     claims: list[Claim] = Field(default_factory=list)
     slow: bool = False  # waits out a long default: left out of the repeated-run tests
+    surface: Literal["command", "extension"] = "command"  # command hooks, or an SDK extension's handlers
+    compare_with: str | None = None  # the recipe asking the same question on the other surface
 
     @model_validator(mode="after")
     def _check(self):
@@ -137,6 +145,12 @@ class Recipe(Strict):
         for c in self.claims:
             if c.agent not in self.agents:
                 raise ValueError(f"claim for {c.agent!r}, which the recipe does not apply to")
+        wrong = COMMAND_ONLY if self.surface == "extension" else EXTENSION_ONLY
+        for hook in self.hooks:
+            for b in (hook.behavior.values() if isinstance(hook.behavior, dict) else [hook.behavior]):
+                used = sorted(set(wrong) & b.model_fields_set)
+                if used:
+                    raise ValueError(f"{', '.join(used)}: not for {self.surface} hooks")
         return self
 
     def control_for(self, agent: str) -> str | None:
@@ -205,6 +219,8 @@ def load_all() -> dict[str, Recipe]:
             c = recipes[other]
             if r.control and (c.classifier != r.classifier or agent not in c.agents):
                 raise InputError(f"{where}: its control {c.name!r} must use classifier {r.classifier!r} and apply to {agent}")
+        if r.compare_with and r.compare_with not in recipes:
+            raise InputError(f"{where}: compare_with names {r.compare_with!r}, which does not exist")
     return recipes
 
 

@@ -91,25 +91,43 @@ def workspace(run: RunDirs) -> None:
         subprocess.run(cmd, cwd=run.workspace, env=env, check=True, capture_output=True)
 
 
-def register_hooks(agent, recipe, run: RunDirs, python: str) -> tuple[list[Registration], dict]:
+def register_hooks(agent, recipe, run: RunDirs, python: str) -> tuple[list[Registration], dict, dict]:
+    """Write the recipe's hooks where the CLI loads them: command hooks into its config, or an
+    extension's handlers. Returns the registrations, the sidecar (key -> what the record is
+    of), and how the extension is loaded ({"env", "route"}; empty for command hooks)."""
+    extension = recipe.surface == "extension"
+    if extension and not hasattr(agent, "write_extension"):
+        raise InputError(f"recipe {recipe.name!r}: {agent.name} has no extension surface")
     regs, sidecar = [], {}
     for n, hook in enumerate(recipe.hooks):
         if hook.agents is not None and agent.name not in hook.agents:
             continue
-        native = recipes.pick(hook.native, agent.name) or agent.native_event(hook.event, hook.casing)
+        if extension:
+            native = agent.extension_events.get(hook.event)
+            what = "extension handler"
+        else:
+            native = recipes.pick(hook.native, agent.name) or agent.native_event(hook.event, hook.casing)
+            what = f"{hook.casing} event"
         if native is None:
-            raise InputError(f"recipe {recipe.name!r}: {agent.name} has no {hook.casing} event for {hook.event!r}")
+            raise InputError(f"recipe {recipe.name!r}: {agent.name} has no {what} for {hook.event!r}")
         key = f"{n}-{hook.event}"
         behavior = recipes.pick(hook.behavior, agent.name) or recipes.Behavior()
-        regs.append(Registration(key, native, hook_command(python, run.bin / "hook.py", key),
-                                 hook.timeout_s, recipes.pick(hook.matcher, agent.name),
+        command = "" if extension else hook_command(python, run.bin / "hook.py", key)
+        regs.append(Registration(key, native, command, hook.timeout_s, recipes.pick(hook.matcher, agent.name),
                                  recipes.pick(hook.raw, agent.name)))
         sidecar[key] = {"event": native, "canonical": hook.event,
                         "behavior": behavior.model_dump(exclude_defaults=True)}
+    if extension:
+        handlers = {sidecar[r.key]["event"]: {"key": r.key, **sidecar[r.key]} for r in regs}
+        if len(handlers) < len(regs):
+            raise InputError(f"recipe {recipe.name!r}: an extension has one handler per event")
+        loading = agent.write_extension(run.home, Path(__file__).parent / "runner" / "extension.mjs",
+                                        {"records": str(run.records), "hooks": handlers})
+        return regs, sidecar, loading
     (run.bin / "hook.json").write_text(json.dumps({"records": str(run.records), "hooks": sidecar}))
     writer = AGENTS["claude"] if recipe.config_location == "claude-settings" else agent
     writer.write_hooks(run.workspace, regs)
-    return regs, sidecar
+    return regs, sidecar, {}
 
 
 SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
@@ -143,7 +161,7 @@ def script(turns) -> list[dict]:
     return out
 
 
-def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str) -> dict:
+def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str, extra_env: dict | None = None) -> dict:
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update({
         "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
@@ -158,6 +176,7 @@ def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str) -> dict:
         "GIT_CONFIG_NOSYSTEM": "1",
     })
     env.update(agent.session_env(prefix, run.home))
+    env.update(extra_env or {})
     env.update(recipes.pick(recipe.env, agent.name) or {})
     cwd = run.workspace / (recipe.cwd or "")
     cwd.mkdir(parents=True, exist_ok=True)
@@ -253,6 +272,9 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
             "output": rec.get("output"),
             "stderr": rec.get("stderr"),
             "grandchild": gc,
+            "surface": rec.get("surface", "command"),
+            "extension_result": rec.get("extension_result"),
+            "error": rec.get("error"),
         })
     return out
 
@@ -301,7 +323,8 @@ def cli_record(plan_: dict, result: dict) -> dict:
     return {"argv": [Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
             "exit_code": result["exit_code"], "exit_signal": result["exit_signal"],
             "wall_s": result["wall_s"], "timed_out": result["timed_out"],
-            "budget_s": plan_["budget_s"], "stdout_tail": tail(Path(plan_["stdout"])),
+            "budget_s": plan_["budget_s"], "env_names": sorted({*plan_["env"], "PROBE_RUN_ID"}),
+            "stdout_tail": tail(Path(plan_["stdout"])),
             "stderr_tail": tail(Path(plan_["stderr"]))}
 
 
@@ -316,7 +339,7 @@ def tail(path: Path) -> str:
 
 def build_evidence(agent, requested: str, version: str, recipe, backend: str, network: str,
                    plan_: dict, result: dict, session: dict, outcome: str, observations: dict,
-                   secrets: set[str], home: Path) -> Evidence:
+                   secrets: set[str], home: Path, route: str | None = None) -> Evidence:
     invocations, requests = session["invocations"], session["model_requests"]
     executed, source = agent.executed_version(invocations, requests, home)
     ev = Evidence(
@@ -335,6 +358,8 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         started_at=iso(result["started_at"]),
         platform=f"{platform.system()}-{platform.machine()}",
         subject=session["subject"],
+        surface=recipe.surface,
+        route=route,
         outcome=outcome,
         observations=observations,
         claims=judge(recipe.claims, agent.name, executed, outcome, observations),
@@ -418,13 +443,13 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         for name in RUNNER_FILES:
             shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
         workspace(run)
-        regs, sidecar = register_hooks(agent, recipe, run, backend.python())
-        plan_ = plan(agent, prefix, recipe, run, backend.node_dir())
+        regs, sidecar, loading = register_hooks(agent, recipe, run, backend.python())
+        plan_ = plan(agent, prefix, recipe, run, backend.node_dir(), loading.get("env"))
         result, network = backend.run(run.root, plan_)
         session, secrets = collect(recipe, run, regs, sidecar, plan_, result, prefix)
         outcome, observations = CLASSIFIERS[recipe.classifier](session)
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
-                            result, session, outcome, observations, secrets, run.home)
+                            result, session, outcome, observations, secrets, run.home, loading.get("route"))
     path = evidence_path(results, ev)
     if write:
         write_atomic(path, ev.to_json())

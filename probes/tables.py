@@ -96,12 +96,30 @@ def matrix(cells: list[Cell], agent: str, classifiers: dict[str, str]) -> tuple[
     return versions, rows
 
 
-def markdown(cells: list[Cell], classifiers: dict[str, str]) -> str:
+def markdown(cells: list[Cell], classifiers: dict[str, str], pairs: dict[str, str] | None = None) -> str:
     out = []
     for agent in sorted({c.agent for c in cells}):
         versions, rows = matrix(cells, agent, classifiers)
         out.append(f"## {agent}\n\n" + tabulate(rows, headers=["recipe", *versions], tablefmt="github") + "\n")
+        side = surfaces(cells, agent, pairs or {}, classifiers)
+        if side:
+            out.append(f"### {agent}: one question, two surfaces (command hook, extension handler)\n\n"
+                       + tabulate(side, headers=["command hook", "extension", "version", "command", "extension"],
+                                  tablefmt="github") + "\n")
     return "\n".join(out)
+
+
+def surfaces(cells: list[Cell], agent: str, pairs: dict[str, str], classifiers: dict[str, str]) -> list[list]:
+    """Each extension recipe beside the command-hook recipe asking its question, per version
+    where both were probed."""
+    by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
+    rows = []
+    for ext, command in sorted(pairs.items()):
+        for v in versions_of(cells, agent):
+            if (ext, v) in by and (command, v) in by:
+                rows.append([command, ext, v, cell_text(by[command, v], classifiers.get(command)),
+                             cell_text(by[ext, v], classifiers.get(ext))])
+    return rows
 
 
 def as_json(cells: list[Cell]) -> str:
@@ -111,7 +129,8 @@ def as_json(cells: list[Cell]) -> str:
     return json.dumps(rows, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_index(results: Path, cells: list[Cell], classifiers: dict[str, str]) -> list[Path]:
+def write_index(results: Path, cells: list[Cell], classifiers: dict[str, str],
+                pairs: dict[str, str] | None = None) -> list[Path]:
     """results/README.md and results/<agent>.md, regenerated identically from the JSON."""
     written = []
     agents = sorted({c.agent for c in cells})
@@ -122,7 +141,7 @@ def write_index(results: Path, cells: list[Cell], classifiers: dict[str, str]) -
         n = len({c.recipe for c in cells if c.agent == agent})
         index.append(f"- [{agent}]({agent}.md): {n} recipes on {len(versions)} versions ({', '.join(versions)})")
         page = results / f"{agent}.md"
-        page.write_text(f"# {agent}\n\n" + markdown([c for c in cells if c.agent == agent], classifiers)
+        page.write_text(f"# {agent}\n\n" + markdown([c for c in cells if c.agent == agent], classifiers, pairs)
                         .split("\n", 2)[2])
         written.append(page)
     (results / "README.md").write_text("\n".join(index) + "\n")

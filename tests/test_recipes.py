@@ -13,7 +13,9 @@ def test_every_shipped_recipe_loads_and_has_a_control():
             partner = loaded[r.control_for(agent) or r.control_of]
             assert partner.classifier == r.classifier and agent in partner.agents
             for hook in r.hooks:
-                if hook.agents is None or agent in hook.agents:
+                if r.surface == "extension":
+                    assert AGENTS[agent].extension_events[hook.event]
+                elif hook.agents is None or agent in hook.agents:
                     assert recipes.pick(hook.native, agent) or AGENTS[agent].native_event(hook.event, hook.casing)
 
 
@@ -44,9 +46,21 @@ def test_yaml_syntax_error_names_file_and_line(tmp_path):
     ("hooks: [{event: pre_tool, behavior: {hang: yes, colour: red}}]", "colour"),
     ("hooks: []\nturns: [{tool: teleport}]", "unknown tool kind 'teleport'"),
     ("hooks: []\nturns: [{tool: shell, text: both}]", "exactly one"),
+    ("hooks: [{event: pre_tool, behavior: {throw: true}}]", "throw: not for command hooks"),
+    ("surface: extension\nhooks: [{event: pre_tool, behavior: {signal: SIGKILL}}]", "signal: not for extension hooks"),
+    ("surface: plugin\nhooks: []", "surface"),
+    ("compare_with: nothing\nhooks: []", None),
 ])
-def test_invalid_recipe_is_one_input_error(tmp_path, body, message):
+def test_invalid_recipe_is_one_input_error(tmp_path, body, message, monkeypatch):
     head = "name: r\nquestion: q\nagents: [copilot]\nclassifier: payload\ncontrol: r-control\n"
+    if message is None:  # a reference to another recipe: checked when the catalog loads
+        write(tmp_path, "r-control", head.replace("name: r\n", "name: r-control\n").replace(
+            "control: r-control", "control_of: r") + "hooks: []\n")
+        write(tmp_path, "r", head + body)
+        monkeypatch.setenv("PROBE_RECIPES", str(tmp_path))
+        with pytest.raises(InputError, match="compare_with names 'nothing'"):
+            recipes.load_all()
+        return
     with pytest.raises(InputError, match=message):
         recipes.load_file(write(tmp_path, "r", head + body))
 

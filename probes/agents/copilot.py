@@ -30,6 +30,19 @@ class Copilot:
         "prompt_transformed": "userPromptTransformed",
     }
     pascal_events = PASCAL_EVENTS
+    # canonical -> the SDK extension's handler (joinSession({hooks})); newer SDKs add handlers
+    extension_events = {
+        "pre_tool": "onPreToolUse", "post_tool": "onPostToolUse",
+        "post_tool_failure": "onPostToolUseFailure", "prompt_submit": "onUserPromptSubmitted",
+        "prompt_transformed": "onUserPromptTransformed", "session_start": "onSessionStart",
+        "session_end": "onSessionEnd", "error": "onErrorOccurred", "stop": "onAgentStop",
+        "subagent_start": "onSubagentStart", "subagent_stop": "onSubagentStop",
+    }
+    # Measured on 1.0.71, 1.0.80 and 1.0.92: extensions load only behind the EXTENSIONS
+    # feature flag (off by default). In -p mode the user's extensions load with it; the
+    # project's (.github/extensions) also need GITHUB_COPILOT_PROMPT_MODE_EXTENSIONS=true and
+    # add two tools to the model's list, so the harness uses the user's.
+    EXTENSION_ROUTE = "user extension ($COPILOT_HOME/extensions/probe) + COPILOT_CLI_ENABLED_FEATURE_FLAGS=EXTENSIONS"
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "copilot"
@@ -64,6 +77,13 @@ class Copilot:
         path = workspace / ".github" / "hooks" / "probe.json"
         write_json(path, {"version": 1, "hooks": native_hooks(registrations, entry)})
         return [path]
+
+    def write_extension(self, home: Path, source: Path, config: dict) -> dict:
+        folder = home / ".copilot" / "extensions" / "probe"
+        folder.mkdir(parents=True)
+        (folder / "extension.mjs").write_text(source.read_text())
+        write_json(folder / "probe-ext.json", config)
+        return {"env": {"COPILOT_CLI_ENABLED_FEATURE_FLAGS": "EXTENSIONS"}, "route": self.EXTENSION_ROUTE}
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
         link = home / ".cache" / "copilot" / "pkg"  # the seed made at install (or image build)
