@@ -14,7 +14,7 @@ SENTINEL_RE = re.compile(r"PROBE-[A-Z0-9-]+")
 GATED = ("pre_tool", "permission_request")  # events whose answer decides whether a tool runs
 
 SESSION_KEYS = ("subject", "cli_cwd", "hooks", "invocations", "invocations_by_event",
-                "model_requests", "model_request_count", "side_effects", "cli")
+                "model_requests", "model_request_count", "side_effects", "cli", "transcript")
 
 
 # ---------------------------------------------------------------- reading a session
@@ -524,6 +524,68 @@ def subagent(session: dict):
     return "+".join(parts) if parts else "no-subagent-hooks", obs
 
 
+# ---------------------------------------------------------------- interactive sessions
+
+
+def payload_field(inv: dict, *names: str):
+    pl = inv["payload"] if isinstance(inv["payload"], dict) else {}
+    return next((pl[n] for n in names if n in pl), None)
+
+
+def starts(session: dict) -> list[float]:
+    """When the CLI was started (interactive sessions: every start step), in seconds."""
+    return [s["offset_s"] for s in session.get("transcript") or [] if s["do"] == "start"] or [0.0]
+
+
+def lifecycle(session: dict):
+    """An interactive session: which session-start sources and session-end reasons the hooks
+    got, how often each event fired, across starts, /clear and exit. The label is the answer
+    for the subject event: the session-start source after the last start, the session-end
+    reasons in order, or the count of session starts and prompt submits."""
+    last_start = starts(session)[-1]
+    sources = [payload_field(i, "source") for i in of_event(session, "session_start")]
+    after = [payload_field(i, "source") for i in of_event(session, "session_start")
+             if i["start_offset_s"] >= last_start]
+    reasons = [payload_field(i, "reason") for i in of_event(session, "session_end")]
+    ids = {payload_field(i, "session_id", "sessionId") for i in session["invocations"]} - {None}
+    obs = {
+        "session_start_sources": sources,
+        "sources_after_last_start": after,
+        "session_end_reasons": reasons,
+        "session_ids": len(ids),
+        "counts": {e: count(session, e) for e in ("session_start", "prompt_submit", "stop", "session_end")
+                   if hook_spec(session, e)},
+        "starts": len(starts(session)),
+        "tool_ran": tool_ran(session),
+    }
+    subject = session["subject"]
+    if subject == "session_start":
+        return (str(after[-1]) if after else "no-hook"), obs
+    if subject == "session_end":
+        return ("+".join(map(str, reasons)) if reasons else "no-hook"), obs
+    return f"{count(session, 'session_start')}-starts-{count(session, 'prompt_submit')}-prompts", obs
+
+
+def approval(session: dict):
+    """A pre-tool hook asks for permission in a terminal: is a prompt shown, and does the
+    person's answer run the tool or skip it? After a no: does the model get called again?"""
+    answered = next((s for s in session.get("transcript") or [] if s["do"] == "answer"), None)
+    inv = first(session, session["subject"])
+    shown = bool(answered and answered["ok"])
+    ran = tool_ran(session)
+    obs = {
+        "hook_fired": inv is not None,
+        "prompt_shown": shown,
+        "answer": {"1": "yes", "\x1b": "no"}.get(answered["text"], answered["text"]) if answered else None,
+        "tool_ran": ran,
+        "model_called_after_answer": bool(answered and requests_after(session, answered["offset_s"])),
+        "stop_fired": count(session, "stop") > 0 if hook_spec(session, "stop") else None,
+    }
+    if inv is None:
+        return "no-hook", obs
+    return f"{'prompted' if shown else 'not-prompted'}-{'ran' if ran else 'skipped'}", obs
+
+
 CLASSIFIERS = {
     "liveness": liveness,
     "hook-lifetime": hook_lifetime,
@@ -543,4 +605,16 @@ CLASSIFIERS = {
     "env": env,
     "cwd": cwd,
     "subagent": subagent,
+    "lifecycle": lifecycle,
+    "approval": approval,
 }
+
+
+def label(classifier: str, session: dict):
+    """The recipe's classifier on a session; an interactive session the driver could not take
+    through its steps is labelled `could-not-drive`, with the step and the screen it saw."""
+    failed = next((s for s in session.get("transcript") or [] if not s["ok"]), None)
+    if failed:
+        return "could-not-drive", {"tty_error": f"{failed['do']}: {failed['state']}",
+                                   "screen": failed["screen"][-1500:]}
+    return CLASSIFIERS[classifier](session)

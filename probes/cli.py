@@ -111,7 +111,7 @@ class _Parser(argparse.ArgumentParser):
 def cmd_reclassify(args) -> int:
     """Label committed evidence again with the current classifiers (no CLI is run)."""
     from .claims import judge
-    from .classify import CLASSIFIERS, SESSION_KEYS
+    from .classify import SESSION_KEYS, label
     from .evidence import Evidence, write_atomic
     from .recipes import load_all
     recipes, changed = load_all(), 0
@@ -121,7 +121,7 @@ def cmd_reclassify(args) -> int:
         if recipe is None:
             continue
         data = ev.model_dump(mode="json")
-        outcome, obs = CLASSIFIERS[recipe.classifier]({k: data[k] for k in SESSION_KEYS})
+        outcome, obs = label(recipe.classifier, {k: data[k] for k in SESSION_KEYS})
         claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs)
         if (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims):
             changed += 1

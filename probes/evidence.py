@@ -109,6 +109,8 @@ class Evidence(Record):
     cleanup: dict[str, Any]
     surface: str = "command"  # which hook surface the recipe probes: command or extension
     route: str | None = None  # how the harness made the CLI load the extension
+    mode: str = "prompt"  # prompt (-p) or interactive (a terminal session driven step by step)
+    transcript: list[dict] | None = None  # interactive: each step, when, how it ended, the screen after
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
 
     def to_json(self) -> str:

@@ -94,6 +94,27 @@ class Step(Strict):
         return self
 
 
+class Action(Strict):
+    """One thing a person does in an interactive session (exactly one key per action)."""
+
+    prompt: str | None = None  # type a prompt, wait for the turn to end
+    turns: list[Step] | None = None  # the model's script for this prompt (default: the recipe's)
+    answer: Literal["yes", "no"] | None = None  # answer the approval prompt on screen
+    command: str | None = None  # a slash command, e.g. /clear
+    exit: bool = False  # quit the CLI and wait for it to end
+    start: Literal["new", "resume"] | None = None  # start the CLI again (resume: the last session)
+
+    @model_validator(mode="after")
+    def _one_kind(self):
+        kinds = [k for k in ("prompt", "answer", "command", "start") if getattr(self, k) is not None]
+        kinds += ["exit"] if self.exit else []
+        if len(kinds) != 1:
+            raise ValueError("an action has exactly one of prompt, answer, command, exit, start")
+        if self.turns is not None and self.prompt is None:
+            raise ValueError("`turns` goes with a `prompt`")
+        return self
+
+
 class Claim(Strict):
     """What a doc or changelog says this recipe should find."""
 
@@ -129,6 +150,8 @@ class Recipe(Strict):
     slow: bool = False  # waits out a long default: left out of the repeated-run tests
     surface: Literal["command", "extension"] = "command"  # command hooks, or an SDK extension's handlers
     compare_with: str | None = None  # the recipe asking the same question on the other surface
+    mode: Literal["prompt", "interactive"] = "prompt"  # -p, or a terminal session a person drives
+    session: list[Action] = Field(default_factory=list)  # interactive: what the person does
 
     @model_validator(mode="after")
     def _check(self):
@@ -145,6 +168,8 @@ class Recipe(Strict):
         for c in self.claims:
             if c.agent not in self.agents:
                 raise ValueError(f"claim for {c.agent!r}, which the recipe does not apply to")
+        if self.session and self.mode != "interactive":
+            raise ValueError("`session` is for `mode: interactive`")
         wrong = COMMAND_ONLY if self.surface == "extension" else EXTENSION_ONLY
         for hook in self.hooks:
             for b in (hook.behavior.values() if isinstance(hook.behavior, dict) else [hook.behavior]):
@@ -158,6 +183,10 @@ class Recipe(Strict):
 
     def canonical_events(self) -> list[str]:
         return sorted({h.event for h in self.hooks})
+
+    def actions(self) -> list[Action]:
+        """What the person does: the recipe's session, or its prompt and then exit."""
+        return self.session or [Action(prompt=self.prompt), Action(exit=True)]
 
     def subject_event(self) -> str | None:
         return self.subject or (self.hooks[0].event if self.hooks else None)

@@ -22,13 +22,13 @@ from . import __version__, install, recipes, spec
 from .agents import AGENTS, Registration, hook_command
 from .backends import BACKENDS
 from .claims import judge
-from .classify import CLASSIFIERS, SENTINEL_RE, hook_texts
+from .classify import SENTINEL_RE, hook_texts, label
 from .errors import InputError
 from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writable,
                        evidence_path, write_atomic)
 from .redact import known_secrets, redact, redact_env
 
-RUNNER_FILES = ("runner.py", "model.py", "hook.py")
+RUNNER_FILES = ("runner.py", "model.py", "hook.py", "terminal.py")
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
 REQUESTS_KEPT = (10, 5)  # and of a runaway session's model requests, the first 10 and last 5
@@ -177,11 +177,13 @@ def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str, extra_env: di
     })
     env.update(agent.session_env(prefix, run.home))
     env.update(extra_env or {})
-    env.update(recipes.pick(recipe.env, agent.name) or {})
     cwd = run.workspace / (recipe.cwd or "")
     cwd.mkdir(parents=True, exist_ok=True)
+    interactive = terminal_plan(agent, prefix, recipe, run, str(cwd), env) if recipe.mode == "interactive" else None
+    env.update(recipes.pick(recipe.env, agent.name) or {})
     return {
-        "argv": agent.argv(prefix, recipe.prompt, recipe.permissive),
+        **(interactive or {}),
+        "argv": interactive["interactive"]["steps"][0]["argv"] if interactive else agent.argv(prefix, recipe.prompt, recipe.permissive),
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
         "budget_s": recipe.budget_s,
@@ -195,6 +197,37 @@ def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str, extra_env: di
         "stderr": str(run.root / "cli.stderr"),
         "result": str(run.root / "result.json"),
     }
+
+
+TTY_SIZE = (40, 120)  # rows, columns of an interactive session's terminal
+TTY_READY_TIMEOUT_S = 30.0  # from a start to the ready prompt
+
+
+def terminal_plan(agent, prefix: Path, recipe, run: RunDirs, cwd: str, env: dict) -> dict:
+    """An interactive session: the agent's first-run screens skipped, a terminal environment,
+    and the recipe's actions as the terminal driver's steps, keys and markers resolved. Each
+    prompt carries a marker (PROBE-PROMPT-N) that selects its own model script."""
+    env.update({"TERM": "xterm-256color", "NO_COLOR": None})
+    env.update(agent.prepare_interactive(run.home, cwd, env))
+    argv = agent.interactive_argv(prefix, recipe.permissive)
+    steps, scripts = [{"do": "start", "argv": argv}], {}
+    for action in recipe.actions():
+        if action.prompt is not None:
+            marker = f"PROBE-PROMPT-{len(scripts) + 1}"
+            scripts[marker] = script(action.turns or recipe.turns)
+            steps.append({"do": "prompt", "text": f"{action.prompt} ({marker})"})
+        elif action.answer:
+            steps.append({"do": "answer", "keys": agent.tty["keys"][action.answer]})
+        elif action.command:
+            steps.append({"do": "command", "text": action.command})
+        elif action.exit:
+            steps.append({"do": "exit", "text": agent.tty["exit"]})
+        else:
+            steps.append({"do": "start", "argv": argv + (agent.tty["resume"] if action.start == "resume" else [])})
+    rows, cols = TTY_SIZE
+    return {"interactive": {"steps": steps, "markers": agent.tty["markers"], "rows": rows, "cols": cols,
+                            "ready_timeout_s": TTY_READY_TIMEOUT_S},
+            "prompt_scripts": scripts}
 
 
 # ---------------------------------------------------------------- collect
@@ -360,6 +393,8 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         subject=session["subject"],
         surface=recipe.surface,
         route=route,
+        mode=recipe.mode,
+        transcript=session["transcript"],
         outcome=outcome,
         observations=observations,
         claims=judge(recipe.claims, agent.name, executed, outcome, observations),
@@ -411,6 +446,7 @@ def collect(recipe, run: RunDirs, regs, sidecar: dict, plan_: dict, result: dict
         "model_requests": collect_requests(Path(plan_["model_log"]), t0,
                                            [t for h in hooks for t in hook_texts(h)]),
         "side_effects": collect_side_effects(recipe, Path(plan_["cwd"]), t0),
+        "transcript": (result.get("tty") or {}).get("steps"),
     }
     session["invocations_by_event"] = dict(Counter(i["event"] for i in session["invocations"]))
     session["model_request_count"] = len(session["model_requests"])
@@ -437,6 +473,8 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
     check_writable(results)
+    if recipe.mode == "interactive" and backend.name != "local":
+        raise InputError(f"recipe {recipe.name!r} is interactive: it runs with --backend local")
     prefix = backend.prepare(agent, version)
     with tempfile.TemporaryDirectory(prefix="probe-run-") as tmp:
         run = RunDirs(Path(tmp))
@@ -447,7 +485,7 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         plan_ = plan(agent, prefix, recipe, run, backend.node_dir(), loading.get("env"))
         result, network = backend.run(run.root, plan_)
         session, secrets = collect(recipe, run, regs, sidecar, plan_, result, prefix)
-        outcome, observations = CLASSIFIERS[recipe.classifier](session)
+        outcome, observations = label(recipe.classifier, session)
         ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
                             result, session, outcome, observations, secrets, run.home, loading.get("route"))
     path = evidence_path(results, ev)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from probes.classify import CLASSIFIERS, SESSION_KEYS
+from probes.classify import SESSION_KEYS, label
 from probes.recipes import load_all
 
 FIXTURES = Path(__file__).parent.parent / "results"
@@ -18,11 +18,11 @@ RECIPES = load_all()
 
 
 def session(ev: dict) -> dict:
-    return {k: copy.deepcopy(ev[k]) for k in SESSION_KEYS}
+    return {k: copy.deepcopy(ev.get(k)) for k in SESSION_KEYS}  # older records lack newer keys
 
 
 def classify(ev_or_session: dict, recipe: str):
-    return CLASSIFIERS[RECIPES[recipe].classifier](ev_or_session)
+    return label(RECIPES[recipe].classifier, ev_or_session)
 
 
 def fixture(agent: str, version: str, recipe: str) -> dict:

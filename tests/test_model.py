@@ -306,3 +306,22 @@ def test_count_tokens_and_models(server):
     assert status == 200
     assert [m["id"] for m in json.loads(raw)["data"]] == ["probe-model"]
     assert [e["path"] for e in log_entries(model)] == ["/v1/messages/count_tokens", "/v1/models"]
+
+
+def test_each_marked_prompt_plays_its_own_script():
+    """An interactive session's second prompt starts its own script, whatever came before;
+    a conversation with no marked prompt counts turns over the whole conversation."""
+    from probes.runner.model import plan_reply
+    tools = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object",
+              "properties": {"command": {"type": "string"}}}}}]
+    prompts = {"PROBE-PROMPT-1": [{"tool": "shell", "command": "echo 1"}, {"text": "one"}],
+               "PROBE-PROMPT-2": [{"text": "two"}]}
+    first = [{"role": "user", "content": "go (PROBE-PROMPT-1)"}]
+    done_first = first + [{"role": "assistant", "content": None}, {"role": "tool", "content": "ok"},
+                          {"role": "assistant", "content": "one"}]
+    second = done_first + [{"role": "user", "content": "again (PROBE-PROMPT-2)"}]
+    reply = lambda messages: plan_reply({"messages": messages, "tools": tools}, [{"text": "global"}], None, prompts)  # noqa: E731
+    assert reply(first)["tool"] == "bash"
+    assert reply(done_first[:3])["text"] == "one"
+    assert reply(second) == {"text": "two", "turn": 0}
+    assert reply([{"role": "user", "content": "unmarked"}])["text"] == "global"

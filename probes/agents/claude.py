@@ -48,9 +48,35 @@ class Claude:
             "DISABLE_AUTOUPDATER": "1",
         }
 
+    def allowed(self, permissive: bool) -> list[str]:
+        return ["--allowedTools", "Bash,Write,Edit,Read,Agent"] if permissive else []
+
     def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
-        allowed = ["--allowedTools", "Bash,Write,Edit,Read,Agent"] if permissive else []
-        return [str(self.binary_path(prefix)), "-p", prompt, *allowed]
+        return [str(self.binary_path(prefix)), "-p", prompt, *self.allowed(permissive)]
+
+    # Interactive sessions (measured on 2.1.328): markers on the rendered screen, keys.
+    tty = {
+        "markers": {"ready": r"─\n❯[ \xa0]*\n─",  # an empty input box between two rules
+                    "busy": r"esc to interrupt",
+                    "approval": r"Do you want to proceed\?"},
+        "keys": {"yes": "1", "no": "\x1b"},  # "2" is not always No: Esc is
+        "exit": "/exit",
+        "resume": ["--continue"],
+    }
+
+    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
+        return [str(self.binary_path(prefix)), *self.allowed(permissive)]
+
+    def prepare_interactive(self, home: Path, cwd: str, env: dict) -> dict:
+        """Skip every first-run screen: onboarding (which exits when offline), the API-key
+        approval, folder trust, the auto-mode nudge; start in the manual permission mode."""
+        key = env["ANTHROPIC_API_KEY"]
+        write_json(home / ".claude.json", {
+            "hasCompletedOnboarding": True, "hasSeenAutoDefaultNudge": True,
+            "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+            "projects": {cwd: {"hasTrustDialogAccepted": True}}})
+        write_json(home / ".claude" / "settings.json", {"permissions": {"defaultMode": "default"}})
+        return {}
 
     def executed_version(self, invocations, requests, home: Path) -> tuple[str | None, str]:
         for req in requests:

@@ -104,6 +104,25 @@ class Copilot:
         # COPILOT_ALLOW_ALL in its env instead.
         return [str(self.binary_path(prefix)), "-p", prompt, "--allow-all-tools", "--no-auto-update"]
 
+    # Interactive sessions (measured on 1.0.80 and 1.0.92): markers on the rendered screen, keys.
+    tty = {
+        "markers": {"ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help",  # empty box, idle footer
+                    "busy": r"Working|esc (interrupt|edit prompt)",
+                    "approval": r"Do you want to allow this tool call\?|Do you want to run this command\?"},
+        "keys": {"yes": "1", "no": "\x1b"},
+        "exit": "/exit",
+        "resume": ["--continue"],
+    }
+
+    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
+        return [str(self.binary_path(prefix)), "--no-auto-update", *(["--allow-all-tools"] if permissive else [])]
+
+    def prepare_interactive(self, home: Path, cwd: str, env: dict) -> dict:
+        """Trust the workspace (no trust dialog; repo hooks load only in a trusted folder)
+        without COPILOT_ALLOW_ALL, which would also approve every tool."""
+        write_json(home / ".copilot" / "config.json", {"trustedFolders": [cwd]})
+        return {"COPILOT_ALLOW_ALL": None}
+
     def executed_version(self, invocations, requests, home: Path) -> tuple[str | None, str]:
         for inv in invocations:
             v = (inv.get("env") or {}).get("COPILOT_CLI_BINARY_VERSION")

@@ -12,7 +12,9 @@ def runner_argv(python: str, run_dir: Path, plan: dict) -> list[str]:
     """Write the plan into the run directory; the command that runs the runner on it."""
     plan_path = run_dir / "plan.json"
     plan_path.write_text(json.dumps(plan))
-    return [python, "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), str(plan_path)]
+    # -S (no site) starts fastest; an interactive plan needs site-packages (pexpect, pyte).
+    flags = ["-E", "-s"] if plan.get("interactive") else ["-S", "-E", "-s"]
+    return [python, *flags, str(run_dir / "bin" / "runner.py"), str(plan_path)]
 
 
 def read_result(plan: dict, missing: str) -> dict:

@@ -8,6 +8,10 @@ makes the server stateless, so retries, stop-hook re-prompts and parallel conver
 (subagents) each get the step their own history calls for. Past the end of the script the
 last text step is repeated.
 
+An interactive session can hold several prompts, each marked with a sentinel
+(PROBE-PROMPT-N) and its own script: the turn is then counted from the latest marked prompt
+in the conversation, so each prompt plays its script from the start.
+
 Requests that carry no tools (titles, summaries, probes of the endpoint) get a short text
 and do not count as turns. Every request is appended to a JSONL log for the harness.
 """
@@ -93,7 +97,19 @@ def first_user_text(body: dict) -> str:
                  if m.get("role") == "user"), "")
 
 
-def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] | None = None) -> dict:
+def current_prompt(messages: list[dict], prompts: dict[str, list[dict]]) -> tuple[int, str | None]:
+    """The index of the latest user message holding a prompt marker, and that marker."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user":
+            text = _content_text(messages[i].get("content"))
+            for marker in prompts:
+                if marker in text:
+                    return i, marker
+    return -1, None
+
+
+def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] | None = None,
+               prompts: dict[str, list[dict]] | None = None) -> dict:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
     A conversation whose first user message holds the subagent sentinel is a child: it plays
     the subagent script."""
@@ -103,7 +119,11 @@ def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] 
     if subagent and subagent[0] in first_user_text(body):
         reply = plan_reply(body, subagent[1])
         return {**reply, "subagent": True}
-    turn = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+    messages = body.get("messages") or []
+    start, marker = current_prompt(messages, prompts or {})
+    if marker:
+        script = prompts[marker]
+    turn = sum(1 for m in messages[start + 1:] if m.get("role") == "assistant")
     step = script[turn] if turn < len(script) else None
     if step is None:
         texts = [s for s in script if "text" in s]
@@ -258,9 +278,11 @@ class ScriptedModel:
     """Serve `script` on 127.0.0.1 at a free port; log requests to `log_path` (JSONL)."""
 
     def __init__(self, script: list[dict], log_path: Path, host: str = "127.0.0.1",
-                 subagent: tuple[str, list[dict]] | None = None):
+                 subagent: tuple[str, list[dict]] | None = None, prompts: dict[str, list[dict]] | None = None):
         self.script = script
         self.subagent = subagent
+        self.prompts = prompts or {}
+        self.final_texts = 0  # main-conversation text replies served: a turn's model part is over
         self.log_path = Path(log_path)
         self._lock = threading.Lock()
         self._seq = 0
@@ -355,8 +377,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not (path.endswith("/chat/completions") or path.endswith("/messages")):
             self._log(body)
             return self._send_json(404, {"error": {"type": "not_found", "message": path}})
-        reply = plan_reply(body, self.model.script, self.model.subagent)
+        reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts)
         self._log(body, reply)
+        if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
+            self.model.final_texts += 1
         stream = bool(body.get("stream"))
         if path.endswith("/chat/completions"):
             if stream:

@@ -68,12 +68,12 @@ def run_processes(run_id: str) -> list[int]:
     return [p for p in found if alive(p)]
 
 
-def kill_all(run_id: str, pgid: int | None) -> list[int]:
-    """SIGKILL the CLI's process group and every process of the run; return what was alive."""
+def kill_all(run_id: str, pgids: list[int]) -> list[int]:
+    """SIGKILL the CLI's process groups and every process of the run; return what was alive."""
     killed = set()
     for _ in range(5):  # a dying parent may have just forked
         pids = run_processes(run_id)
-        if pgid is not None:
+        for pgid in pgids:
             try:
                 os.killpg(pgid, signal.SIGKILL)
             except OSError:
@@ -133,38 +133,59 @@ def main(plan_path: str) -> int:
         signal.signal(sig, on_signal)
 
     subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
-    with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent) as model:
+    with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent,
+                       prompts=plan.get("prompt_scripts")) as model:
         env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
         env["PROBE_RUN_ID"] = run_id
         started = time.time()
-        with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
-            try:
-                proc = subprocess.Popen(plan["argv"], cwd=plan["cwd"], env=env,
-                                        stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                        start_new_session=True)
-            except OSError as e:
-                result["error"] = f"cannot start {plan['argv'][0]}: {e.strerror}"
-                write_result(plan["result"], result)
-                return 1
         deadline = started + float(plan["budget_s"])
-        timed_out = False
-        while proc.poll() is None:
-            watcher.poll()
-            if interrupted:
-                break
-            if time.time() >= deadline:
-                timed_out = True
-                break
-            time.sleep(POLL_S)
+        if plan.get("interactive"):
+            try:
+                from .terminal import drive
+            except ImportError:  # run as a script, with terminal.py beside it
+                from terminal import drive
+            def tick():
+                watcher.poll()
+                if interrupted:
+                    raise KeyboardInterrupt
+            try:
+                tty, pgids = drive(plan, env, tick, model, started, deadline)
+            except KeyboardInterrupt:  # the drive closed its terminal; the sweep does the rest
+                tty, pgids = {"steps": [], "error": "interrupted", "exit_codes": [], "timed_out": False}, []
+            result["tty"] = tty
+            exit_code, timed_out = (tty["exit_codes"] or [None])[-1], tty["timed_out"]
+            Path(plan["stdout"]).write_text(tty["steps"][-1]["screen"] if tty["steps"] else "")
+            Path(plan["stderr"]).write_text("")
+        else:
+            exit_code, timed_out, pgids = None, False, []
+            with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
+                try:
+                    proc = subprocess.Popen(plan["argv"], cwd=plan["cwd"], env=env,
+                                            stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                            start_new_session=True)
+                except OSError as e:
+                    result["error"] = f"cannot start {plan['argv'][0]}: {e.strerror}"
+                    write_result(plan["result"], result)
+                    return 1
+            pgids = [proc.pid]
+            while proc.poll() is None:
+                watcher.poll()
+                if interrupted:
+                    break
+                if time.time() >= deadline:
+                    timed_out = True
+                    break
+                time.sleep(POLL_S)
         cli_ended = time.time()
         watcher.poll()
         left = [p for p in watcher.pids() if alive(p)]
-        harness_killed = kill_all(run_id, proc.pid)
-        exit_code = proc.wait()
+        harness_killed = kill_all(run_id, pgids)
+        if not plan.get("interactive"):
+            exit_code = proc.wait()
         watcher.poll()
     result.update({
         "exit_code": None if timed_out or interrupted else exit_code,
-        "exit_signal": signal.Signals(-exit_code).name if exit_code < 0 else None,
+        "exit_signal": signal.Signals(-exit_code).name if exit_code is not None and exit_code < 0 else None,
         "timed_out": timed_out,
         "interrupted": interrupted[0] if interrupted else None,
         "started_at": started,

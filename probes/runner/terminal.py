@@ -1,0 +1,203 @@
+"""The terminal driver: the CLI under a pseudo-terminal (pexpect) of a fixed size, its screen
+rendered as a person sees it (pyte), driven through the plan's steps. Only interactive plans
+use it, so the runner stays standard-library only otherwise. It knows nothing of agents: the
+plan gives the screen markers (regular expressions on the rendered screen) and the keys.
+
+Steps: {"do": "start", "argv"}, {"do": "prompt", "text"}, {"do": "answer", "keys"},
+{"do": "command", "text"} (a slash command), {"do": "exit", "text"} (quit, wait for the
+process to end). Every step ends with a snapshot of the screen; a step that cannot reach the
+state it waits for ends the drive with an error naming it, never a hang.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pexpect
+import pyte
+
+TURN_TIMEOUT_S = 30.0  # from a prompt or answer to the idle prompt
+SETTLE_S = 0.4  # no screen output for this long: the screen is stable
+QUIET_S = 1.5  # the ready prompt with no output for this long: idle, even with no sign of work
+SCREEN_CHARS = 4000  # a snapshot keeps at most this much of the screen
+
+
+class Screen(pyte.Screen):
+    """pyte's screen, tolerant of private status queries (CSI ? n), answering the CLI's
+    terminal queries through `reply`."""
+
+    reply = None
+
+    def report_device_status(self, mode, **kwargs):
+        if not kwargs.get("private"):
+            super().report_device_status(mode)
+
+    def select_graphic_rendition(self, *attrs, **kwargs):
+        super().select_graphic_rendition(*attrs)
+
+    def write_process_input(self, data):
+        if self.reply:
+            self.reply(data)
+
+
+class Terminal:
+    def __init__(self, argv: list[str], env: dict, cwd: str, rows: int, cols: int, log, tick):
+        self.screen = Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.log, self.tick = log, tick
+        self.child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=cwd, dimensions=(rows, cols),
+                                   encoding=None, timeout=1)
+        self.screen.reply = lambda data: self.child.send(data.encode())
+        self.last_output = time.time()
+
+    def pump(self, timeout: float = 0.05) -> bool:
+        """Read what the CLI wrote; False once it has closed the terminal."""
+        self.tick()
+        try:
+            data = self.child.read_nonblocking(65536, timeout=timeout)
+        except pexpect.TIMEOUT:
+            return True
+        except pexpect.EOF:
+            return False
+        self.log.write(data)
+        self.stream.feed(data)
+        self.last_output = time.time()
+        return True
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display).strip("\n")
+
+    def shows(self, pattern: str | None) -> bool:
+        return bool(pattern) and re.search(pattern, self.text()) is not None
+
+    def send(self, text: str) -> None:
+        self.child.send(text.encode())
+
+    def settle(self, deadline: float) -> None:
+        while time.time() < deadline and self.pump() and time.time() - self.last_output < SETTLE_S:
+            pass
+
+    def close(self) -> int | None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+        self.child.close()
+        return self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus
+
+
+class Driver:
+    def __init__(self, plan: dict, env: dict, tick, model, deadline: float):
+        spec = plan["interactive"]
+        self.steps, self.markers, self.ready_timeout_s = spec["steps"], spec["markers"], spec["ready_timeout_s"]
+        self.rows, self.cols = spec["rows"], spec["cols"]
+        self.env, self.cwd, self.tick, self.model, self.deadline = env, plan["cwd"], tick, model, deadline
+        self.log = open(plan["stdout"] + ".tty", "ab")
+        self.term: Terminal | None = None
+        self.exit_codes: list[int | None] = []
+        self.pgids: list[int] = []
+
+    def until(self, limit_s: float) -> float:
+        return min(time.time() + limit_s, self.deadline)
+
+    def ready(self) -> bool:
+        return self.term.shows(self.markers["ready"]) and not self.term.shows(self.markers["busy"])
+
+    def wait(self, condition, limit_s: float) -> bool:
+        end = self.until(limit_s)
+        while time.time() < end:
+            if not self.term.pump():
+                return condition()
+            if condition():
+                return True
+        return False
+
+    def wait_idle(self, finals_before: int, limit_s: float) -> str | None:
+        """After input: "idle" once the turn is over (the model's final text served, or the
+        busy marker seen and gone) and the ready prompt is back and stable, or the ready prompt
+        shows with no output for QUIET_S (a turn cut short); "approval" when an approval prompt
+        shows instead; None at the limit."""
+        end, seen_busy = self.until(limit_s), False
+        while time.time() < end and self.term.pump():
+            if self.term.shows(self.markers["approval"]):
+                return "approval"
+            if self.term.shows(self.markers["busy"]):
+                seen_busy = True
+            elif self.ready():
+                quiet = time.time() - self.term.last_output
+                worked = self.model.final_texts > finals_before or seen_busy
+                if (worked and quiet >= SETTLE_S) or quiet >= QUIET_S:
+                    return "idle"
+        return None
+
+    def type_line(self, text: str) -> None:
+        """Type, wait until the input shows it (and a command menu is drawn), press Enter."""
+        self.term.send(text)
+        self.wait(lambda: text[:40] in self.term.text(), 5.0)
+        self.term.settle(self.until(2.0))
+        self.term.send("\r")
+
+    def step(self, step: dict) -> tuple[bool, str | None]:
+        """Do one step: (whether it reached the state it waits for, the state or the failure)."""
+        do = step["do"]
+        if do == "start":
+            if self.term is not None:
+                self.exit_codes.append(self.term.close())
+            self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick)
+            self.pgids.append(self.term.child.pid)
+            ok = self.wait(self.ready, self.ready_timeout_s)
+            return ok, "ready" if ok else "could not reach the ready prompt"
+        if do == "prompt":
+            finals = self.model.final_texts
+            self.type_line(step["text"])
+            state = self.wait_idle(finals, TURN_TIMEOUT_S)
+            return state is not None, state or "the turn did not end"
+        if do == "answer":
+            if not self.wait(lambda: self.term.shows(self.markers["approval"]), 10.0):
+                return False, "no approval prompt on screen"
+            finals = self.model.final_texts
+            gone = lambda: not self.term.shows(self.markers["approval"])  # noqa: E731
+            for _ in range(3):  # a prompt drawn before it takes input drops the key: settle, resend
+                self.term.settle(self.until(2.0))
+                self.term.send(step["keys"])
+                if self.wait(gone, 3.0):
+                    break
+            else:
+                return False, "the approval prompt stayed after the answer"
+            state = self.wait_idle(finals, TURN_TIMEOUT_S)
+            return state is not None, state or "the turn did not end"
+        if do == "command":  # done when the input box is empty again and the screen is still
+            self.type_line(step["text"])
+            ok = self.wait(lambda: self.ready() and time.time() - self.term.last_output >= QUIET_S, 10.0)
+            return ok, "ready" if ok else "not ready after the command"
+        if do == "exit":
+            self.type_line(step["text"])
+            ok = self.wait(lambda: not self.term.child.isalive(), 15.0)
+            return ok, "exited" if ok else "still running after exit"
+        raise ValueError(f"unknown step {do!r}")
+
+    def run(self, started: float) -> dict:
+        steps, error = [], None
+        try:
+            for step in self.steps:
+                t = time.time()
+                ok, state = self.step(step)
+                steps.append({"do": step["do"], "text": step.get("text") or step.get("keys"),
+                              "offset_s": round(t - started, 3), "took_s": round(time.time() - t, 3),
+                              "ok": ok, "state": state, "screen": self.term.text()[-SCREEN_CHARS:]})
+                if not ok:
+                    error = f"{step['do']}: {state}"
+                    break
+        finally:
+            if self.term is not None:
+                self.exit_codes.append(self.term.close())
+            self.log.close()
+        return {"steps": steps, "error": error, "rows": self.rows, "cols": self.cols,
+                "exit_codes": self.exit_codes, "timed_out": time.time() >= self.deadline}
+
+
+def drive(plan: dict, env: dict, tick, model, started: float, deadline: float) -> tuple[dict, list[int]]:
+    """Run the plan's interactive steps. Returns the drive record and the terminals' pids
+    (each the leader of its own session, for the runner's final sweep)."""
+    driver = Driver(plan, env, tick, model, deadline)
+    record = driver.run(started)
+    return record, driver.pgids
