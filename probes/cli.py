@@ -64,7 +64,8 @@ def cmd_list(args) -> int:
     from .recipes import load_all
     rows = [{"name": r.name, "question": r.question, "agents": r.agents,
              "events": r.canonical_events(), "control": r.control, "control_of": r.control_of,
-             "classifier": r.classifier} for r in load_all().values()]
+             "classifier": r.classifier, "surface": r.surface, "mode": r.mode,
+             "compare_with": r.compare_with} for r in load_all().values()]
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

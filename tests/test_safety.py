@@ -162,12 +162,13 @@ def test_host_network_is_said_when_namespaces_are_unavailable(real_tools, tmp_pa
     assert processes_with(ev.run_id) == []
 
 
-@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
-def test_ctrl_c_leaves_nothing_running_and_nothing_written(spec, real_tools, tmp_path):
+@pytest.mark.parametrize("spec, recipe", [(COPILOT, "hang-pretool"), (CLAUDE, "hang-pretool"),
+                                          (CLAUDE, "session-start-resume")])  # and in a terminal
+def test_ctrl_c_leaves_nothing_running_and_nothing_written(spec, recipe, real_tools, tmp_path):
     assert run_json(spec, "hang-pretool-control", results=tmp_path / "warm").returncode == 0
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", "run", spec, "hang-pretool",
+    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", "run", spec, recipe,
                              "--results", str(tmp_path / "results")],
                             env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
