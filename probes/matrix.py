@@ -77,6 +77,7 @@ def cells(agent_name: str, versions: list[str], recipe: str) -> list[Cell]:
 
 SHARD_RE = re.compile(r"^(\d+)/(\d+)$")
 SESSION_COST_S = 2.0  # a CLI session that waits on nothing
+ACTION_COST_S = 1.5  # each thing a person does in an interactive session (measured 1-3 s)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -88,10 +89,11 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def expected_cost_s(recipe, agent: str) -> float:
     """What a cell should cost, from the recipe alone (so every runner computes the same
-    shards): a session, plus every wait its hooks make, capped by their timeout and the budget."""
+    shards): a session, plus each interactive action, plus every wait its hooks make, capped
+    by their timeout and the budget."""
     if recipe.slow:
         return recipe.budget_s
-    waits = 0.0
+    waits = ACTION_COST_S * len(recipe.actions()) if recipe.mode == "interactive" else 0.0
     for hook in recipe.hooks:
         behavior = pick(hook.behavior, agent)
         if behavior is None or not (behavior.hang or behavior.seconds):
