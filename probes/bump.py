@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import matrix, spec, tables
-from .agents import AGENTS
+from .agents import AGENTS, get as get_agent
 from .errors import InputError
 
 VERDICTS_CHANGED = 3  # exit status of `probe bump` when some recipe's label changed
@@ -53,9 +53,7 @@ def probed_versions(results: Path, agent: str) -> list[str]:
 
 def plan(agent_name: str, results: Path, start: str | None = None, recipe: str = "all",
          prereleases: bool = False, versions: str | None = None) -> Plan:
-    if agent_name not in AGENTS:
-        raise InputError(f"unknown agent {agent_name!r}: choose one of {', '.join(sorted(AGENTS))}")
-    agent = AGENTS[agent_name]
+    agent = get_agent(agent_name)
     probed = probed_versions(results, agent_name)
     if start is None:
         if not probed:

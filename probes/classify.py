@@ -576,7 +576,7 @@ def approval(session: dict):
     obs = {
         "hook_fired": inv is not None,
         "prompt_shown": shown,
-        "answer": {"1": "yes", "\x1b": "no"}.get(answered["text"], answered["text"]) if answered else None,
+        "answer": answered["text"] if answered else None,
         "tool_ran": ran,
         "model_called_after_answer": bool(answered and requests_after(session, answered["offset_s"])),
         "stop_fired": count(session, "stop") > 0 if hook_spec(session, "stop") else None,

@@ -83,13 +83,11 @@ def _control(r: dict) -> str:
 
 
 def cmd_versions(args) -> int:
-    from .agents import AGENTS
+    from .agents import get
     from .bump import probed_versions
     from .install import installed_versions
     from .spec import marked, published
-    if args.agent not in AGENTS:
-        raise InputError(f"unknown agent {args.agent!r}: choose one of {', '.join(sorted(AGENTS))}")
-    agent = AGENTS[args.agent]
+    agent = get(args.agent)
     table = marked(published(agent.package), probed_versions(Path(args.results), agent.name), installed_versions(agent))
     if args.json:
         print(json.dumps(table, indent=2))

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import install, spec
-from .agents import AGENTS
+from .agents import AGENTS, get as get_agent
 from .errors import InputError, ProbeError
 from .recipes import load_all, pick
 
@@ -51,9 +51,7 @@ def select_versions(agent, selector: str, prereleases: bool = False) -> list[str
 
 
 def plan(agent_name: str, versions: str, recipe: str) -> list[Cell]:
-    if agent_name not in AGENTS:
-        raise InputError(f"unknown agent {agent_name!r}: choose one of {', '.join(sorted(AGENTS))}")
-    chosen = select_versions(AGENTS[agent_name], versions)
+    chosen = select_versions(get_agent(agent_name), versions)
     if not chosen:
         raise InputError(f"--versions {versions} selects no published {agent_name} version")
     return cells(agent_name, chosen, recipe)

@@ -217,7 +217,7 @@ def terminal_plan(agent, prefix: Path, recipe, run: RunDirs, cwd: str, env: dict
             scripts[marker] = script(action.turns or recipe.turns)
             steps.append({"do": "prompt", "text": f"{action.prompt} ({marker})"})
         elif action.answer:
-            steps.append({"do": "answer", "keys": agent.tty["keys"][action.answer]})
+            steps.append({"do": "answer", "text": action.answer, "keys": agent.tty["keys"][action.answer]})
         elif action.command:
             steps.append({"do": "command", "text": action.command})
         elif action.exit:

@@ -12,22 +12,7 @@ import uuid
 import pytest
 
 from probes.runner import runner
-from probes.runner.runner import alive
-
-
-def live_processes_of(run_id: str) -> list[int]:
-    marker = f"PROBE_RUN_ID={run_id}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if marker in f.read().split(b"\0"):
-                    found.append(int(entry))
-        except OSError:
-            pass
-    return [p for p in found if alive(p)]
+from probes.runner.runner import alive, run_processes as live_processes_of
 
 
 @pytest.fixture

@@ -7,11 +7,19 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InputError
 from .claude import Claude
 from .copilot import Copilot
 from .events import CANONICAL_EVENTS  # noqa: F401  (a recipe names these)
 
 AGENTS = {agent.name: agent for agent in (Copilot(), Claude())}
+
+
+def get(name: str):
+    """The agent called `name`, or one line naming the known ones."""
+    if name not in AGENTS:
+        raise InputError(f"unknown agent {name!r}: choose one of {', '.join(sorted(AGENTS))}")
+    return AGENTS[name]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ rendered as a person sees it (pyte), driven through the plan's steps. Only inter
 use it, so the runner stays standard-library only otherwise. It knows nothing of agents: the
 plan gives the screen markers (regular expressions on the rendered screen) and the keys.
 
-Steps: {"do": "start", "argv"}, {"do": "prompt", "text"}, {"do": "answer", "keys"},
+Steps: {"do": "start", "argv"}, {"do": "prompt", "text"}, {"do": "answer", "text", "keys"},
 {"do": "command", "text"} (a slash command), {"do": "exit", "text"} (quit, wait for the
 process to end). Every step ends with a snapshot of the screen; a step that cannot reach the
 state it waits for ends the drive with an error naming it, never a hang.
@@ -181,7 +181,7 @@ class Driver:
             for step in self.steps:
                 t = time.time()
                 ok, state = self.step(step)
-                steps.append({"do": step["do"], "text": step.get("text") or step.get("keys"),
+                steps.append({"do": step["do"], "text": step.get("text"),
                               "offset_s": round(t - started, 3), "took_s": round(time.time() - t, 3),
                               "ok": ok, "state": state, "screen": self.term.text()[-SCREEN_CHARS:]})
                 if not ok:
