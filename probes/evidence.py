@@ -89,6 +89,7 @@ class Evidence(Record):
     backend: str
     image: str | None = None  # the docker backend's image id
     network: str
+    isolation: dict[str, str] | None = None  # {"network", "filesystem", "user"}: what the run was jailed by
     harness_version: str
     started_at: str
     run_id: str
@@ -122,9 +123,10 @@ def evidence_path(results: Path, ev: Evidence) -> Path:
     return results / ev.agent / version / f"{ev.recipe}.json"
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, what: str = "evidence", hint: str = "check --results") -> None:
     """Write via a temporary file in the same directory and rename: readers see the old
-    file or the new one, never half of one."""
+    file or the new one, never half of one (a full disk leaves the old one). Every file the
+    harness writes goes through here; `what` and `hint` word its one-line error."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -137,7 +139,7 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(tmp)
             raise
     except OSError as e:
-        raise HarnessError(f"cannot write evidence {path}: {e.strerror}; check --results") from None
+        raise HarnessError(f"cannot write {what} {path}: {e.strerror}; {hint}") from None
 
 
 def check_writable(results: Path) -> None:
@@ -148,3 +150,32 @@ def check_writable(results: Path) -> None:
     if not os.access(probe, os.W_OK | os.X_OK) or not probe.is_dir():
         from .errors import InputError
         raise InputError(f"results directory {results} is not writable: choose another with --results")
+
+
+def load_evidence(path: Path, follow: bool = True) -> dict:
+    """The record in `path` as a dict, checked (bounded size and depth, UTF-8 JSON, the
+    Evidence schema, the claims and repeats the tables read), or InputError naming the file."""
+    from pydantic import ValidationError
+
+    from .errors import InputError
+    from .limits import EVIDENCE_MAX_BYTES, BadFile, load_json
+    try:
+        record = load_json(path, EVIDENCE_MAX_BYTES, follow)
+        if not isinstance(record, dict):
+            raise BadFile(f"a JSON {type(record).__name__}, not an object")
+        Evidence.model_validate(record)
+        for c in record["claims"]:
+            if not (isinstance(c, dict) and isinstance(c.get("source"), str) and isinstance(c.get("says"), str)
+                    and c.get("agrees") in (True, False, None)):
+                raise BadFile("claims: each needs source, says and agrees")
+        runs = record.get("repeats")
+        if runs is not None and not (isinstance(runs.get("outcomes"), dict) and
+                                     all(isinstance(n, int) for n in runs["outcomes"].values())):
+            raise BadFile("repeats: outcomes must map labels to counts")
+    except ValidationError as e:
+        err = e.errors()[0]
+        why = f"{'.'.join(map(str, err['loc'])) or 'record'}: {err['msg']}"
+        raise InputError(f"{path}: not an evidence record ({why})") from None
+    except BadFile as e:
+        raise InputError(f"{path}: not an evidence record ({e})") from None
+    return record

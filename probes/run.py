@@ -11,14 +11,14 @@ import os
 import platform
 import shutil
 import subprocess
-import tempfile
+import sys
 import uuid
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, install, recipes, spec
+from . import __version__, install, recipes, rundirs, spec
 from .agents import AGENTS, Registration, hook_command
 from .backends import BACKENDS
 from .claims import judge
@@ -28,7 +28,7 @@ from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writabl
                        evidence_path, write_atomic)
 from .redact import known_secrets, redact, redact_env
 
-RUNNER_FILES = ("runner.py", "model.py", "hook.py", "terminal.py")
+RUNNER_FILES = ("runner.py", "model.py", "hook.py", "terminal.py", "jail.py")
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
 REQUESTS_KEPT = (10, 5)  # and of a runaway session's model requests, the first 10 and last 5
@@ -196,7 +196,24 @@ def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str, extra_env: di
         "stdout": str(run.root / "cli.stdout"),
         "stderr": str(run.root / "cli.stderr"),
         "result": str(run.root / "result.json"),
+        "jail": jail_spec(run, prefix, node_dir),
     }
+
+
+# Hidden from the session by empty mounts: scratch space and host sockets, and the homes
+# whose dotfiles hold the caller's credentials (gh, npm, cloud CLIs).
+HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm", "/root")
+
+
+def jail_spec(run: RunDirs, prefix: Path, node_dir: str) -> dict:
+    """What the runner's filesystem jail makes writable, keeps readable and hides (see
+    probes/runner/jail.py); a backend without a private mount namespace drops it."""
+    home = os.path.expanduser("~")
+    hide = [*HIDDEN, *([home] if home not in ("/", "") else [])]
+    return {"writable": [str(run.root)],
+            "owned": [str(d) for d in (run.workspace, run.home, run.tmp, run.records)],
+            "keep": [str(prefix), node_dir, sys.prefix, sys.base_prefix],
+            "hide": list(dict.fromkeys(hide))}
 
 
 TTY_SIZE = (40, 120)  # rows, columns of an interactive session's terminal
@@ -387,6 +404,8 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         control_of=recipe.control_of,
         backend=backend,
         network=network,
+        isolation={"network": network, "filesystem": result.get("jail", {}).get("filesystem", "host"),
+                   "user": result.get("jail", {}).get("user", "caller")},
         harness_version=__version__,
         started_at=iso(result["started_at"]),
         platform=f"{platform.system()}-{platform.machine()}",
@@ -476,8 +495,8 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
     if recipe.mode == "interactive" and backend.name != "local":
         raise InputError(f"recipe {recipe.name!r} is interactive: it runs with --backend local")
     prefix = backend.prepare(agent, version)
-    with tempfile.TemporaryDirectory(prefix="probe-run-") as tmp:
-        run = RunDirs(Path(tmp))
+    with rundirs.run_directory() as tmp:
+        run = RunDirs(tmp)
         for name in RUNNER_FILES:
             shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
         workspace(run)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..errors import HarnessError
+from ..runner.jail import die_with_parent
 from .common import read_result, runner_argv
 
 GRACE_S = 30  # beyond the plan's budget, before the runner itself is presumed stuck
@@ -35,6 +36,23 @@ def isolation_prefix() -> tuple[str, ...]:
     return tuple(cmd) if ok else ()
 
 
+def runner_env() -> dict[str, str]:
+    """The runner's environment: nothing of the caller's but the locale. Every process of the
+    run can read the runner's (it is PID 1 of the run), so no credential may be in it."""
+    from ..run import PASSED_ENV
+    return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
+
+
+def _dies_with(parent: int):
+    """unshare (or the runner) is killed when this process ends, however it ends; with
+    --kill-child that ends the runner and so every process of the run's PID namespace."""
+    def preexec() -> None:
+        die_with_parent(signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before the line above
+            os._exit(1)
+    return preexec
+
+
 class LocalBackend:
     name = "local"
 
@@ -53,11 +71,14 @@ class LocalBackend:
 
     def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
         prefix = isolation_prefix()
-        plan = {**plan, "bring_up_loopback": bool(prefix)}
+        # The jail needs the private mount namespace; the runner checks it has one.
+        jail = {**plan["jail"], "host_mount_ns": os.readlink("/proc/self/ns/mnt")} if prefix else None
+        plan = {**plan, "bring_up_loopback": bool(prefix), "jail": jail}
         argv = [*prefix, *runner_argv(self.python(), run_dir, plan)]
         with open(run_dir / "runner.err", "wb") as err:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=err, start_new_session=True)
+                                    stderr=err, start_new_session=True, env=runner_env(),
+                                    preexec_fn=_dies_with(os.getpid()))
         try:
             proc.wait(timeout=plan["budget_s"] + GRACE_S)
         except subprocess.TimeoutExpired:

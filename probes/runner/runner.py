@@ -23,9 +23,11 @@ import time
 from pathlib import Path
 
 try:
+    from . import jail
     from .model import ScriptedModel
-except ImportError:  # run as a script, with model.py beside it
-    from model import ScriptedModel
+except ImportError:  # run as a script, with model.py and jail.py beside it
+    import jail  # type: ignore[no-redef]
+    from model import ScriptedModel  # type: ignore[no-redef]
 
 POLL_S = 0.02
 
@@ -116,11 +118,27 @@ class Watcher:
         return sorted({p for pids in self.seen.values() for p in pids.values()})
 
 
+def enter_jail(spec: dict | None) -> tuple[dict, object]:
+    """The filesystem jail (in the private mount namespace the backend made, never in the
+    host's), and the preexec function that starts the session's processes unprivileged."""
+    if not spec:
+        return {"filesystem": "host", "user": "caller"}, None
+    if os.readlink("/proc/self/ns/mnt") == spec["host_mount_ns"]:
+        return {"filesystem": "host", "user": "caller", "error": "no private mount namespace"}, None
+    try:
+        described = jail.enter(spec)
+    except OSError as e:
+        return {"filesystem": "host", "user": "caller", "error": str(e)}, None
+    return described, jail.unprivileged(described["user"])
+
+
 def main(plan_path: str) -> int:
+    jail.die_with_parent(signal.SIGTERM)  # probe killed (even by SIGKILL): end the run
     plan = json.loads(Path(plan_path).read_text())
     result: dict = {"network_loopback_up": None}
     if plan.get("bring_up_loopback"):
         result["network_loopback_up"] = loopback_up()
+    result["jail"], preexec = enter_jail(plan.get("jail"))
     records = Path(plan["records"])
     records.mkdir(parents=True, exist_ok=True)
     watcher = Watcher(records)
@@ -149,7 +167,7 @@ def main(plan_path: str) -> int:
                 if interrupted:
                     raise KeyboardInterrupt
             try:
-                tty, pgids = drive(plan, env, tick, model, started, deadline)
+                tty, pgids = drive(plan, env, tick, model, started, deadline, preexec)
             except KeyboardInterrupt:  # the drive closed its terminal; the sweep does the rest
                 tty, pgids = {"steps": [], "error": "interrupted", "exit_codes": [], "timed_out": False}, []
             result["tty"] = tty
@@ -162,7 +180,7 @@ def main(plan_path: str) -> int:
                 try:
                     proc = subprocess.Popen(plan["argv"], cwd=plan["cwd"], env=env,
                                             stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                            start_new_session=True)
+                                            start_new_session=True, preexec_fn=preexec)
                 except OSError as e:
                     result["error"] = f"cannot start {plan['argv'][0]}: {e.strerror}"
                     write_result(plan["result"], result)

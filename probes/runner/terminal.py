@@ -42,12 +42,12 @@ class Screen(pyte.Screen):
 
 
 class Terminal:
-    def __init__(self, argv: list[str], env: dict, cwd: str, rows: int, cols: int, log, tick):
+    def __init__(self, argv: list[str], env: dict, cwd: str, rows: int, cols: int, log, tick, preexec=None):
         self.screen = Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.log, self.tick = log, tick
         self.child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=cwd, dimensions=(rows, cols),
-                                   encoding=None, timeout=1)
+                                   encoding=None, timeout=1, preexec_fn=preexec)
         self.screen.reply = lambda data: self.child.send(data.encode())
         self.last_output = time.time()
 
@@ -86,8 +86,9 @@ class Terminal:
 
 
 class Driver:
-    def __init__(self, plan: dict, env: dict, tick, model, deadline: float):
+    def __init__(self, plan: dict, env: dict, tick, model, deadline: float, preexec=None):
         spec = plan["interactive"]
+        self.preexec = preexec
         self.steps, self.markers, self.ready_timeout_s = spec["steps"], spec["markers"], spec["ready_timeout_s"]
         self.rows, self.cols = spec["rows"], spec["cols"]
         self.env, self.cwd, self.tick, self.model, self.deadline = env, plan["cwd"], tick, model, deadline
@@ -142,7 +143,8 @@ class Driver:
         if do == "start":
             if self.term is not None:
                 self.exit_codes.append(self.term.close())
-            self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick)
+            self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick,
+                                 self.preexec)
             self.pgids.append(self.term.child.pid)
             ok = self.wait(self.ready, self.ready_timeout_s)
             return ok, "ready" if ok else "could not reach the ready prompt"
@@ -195,9 +197,10 @@ class Driver:
                 "exit_codes": self.exit_codes, "timed_out": time.time() >= self.deadline}
 
 
-def drive(plan: dict, env: dict, tick, model, started: float, deadline: float) -> tuple[dict, list[int]]:
+def drive(plan: dict, env: dict, tick, model, started: float, deadline: float,
+          preexec=None) -> tuple[dict, list[int]]:
     """Run the plan's interactive steps. Returns the drive record and the terminals' pids
     (each the leader of its own session, for the runner's final sweep)."""
-    driver = Driver(plan, env, tick, model, deadline)
+    driver = Driver(plan, env, tick, model, deadline, preexec)
     record = driver.run(started)
     return record, driver.pgids
