@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import re
+from urllib.parse import quote, quote_plus
 
 REDACTED = "<redacted>"
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|COOKIE|AUTH", re.I)
@@ -22,9 +24,24 @@ def secret_name(name: str) -> bool:
 
 
 def known_secrets(*envs: dict) -> set[str]:
-    """Values of secret-named variables: scrubbed wherever else they appear."""
-    return {v for env in envs for k, v in (env or {}).items()
-            if secret_name(k) and isinstance(v, str) and len(v) >= MIN_KNOWN_SECRET}
+    """Values of secret-named variables, and their encoded forms: scrubbed wherever else
+    they appear."""
+    values = {v for env in envs for k, v in (env or {}).items()
+              if secret_name(k) and isinstance(v, str) and len(v) >= MIN_KNOWN_SECRET}
+    return {form for v in values for form in encoded(v)}
+
+
+def encoded(secret: str) -> set[str]:
+    """`secret` as itself, hex, URL-encoded, and base64 (standard and URL-safe) at each of
+    the three alignments it can have inside a longer encoded text: only the characters that
+    depend on the secret's bytes alone, so it is found in `base64(anything + secret + ...)`."""
+    raw = secret.encode()
+    forms = {secret, raw.hex(), raw.hex().upper(), quote(secret, safe=""), quote_plus(secret)}
+    for pad in range(3):
+        start, end = -(-8 * pad // 6), (8 * pad + 8 * len(raw)) // 6  # whole sextets of the secret
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.add(encode(b"\0" * pad + raw).decode()[start:end])
+    return {f for f in forms if len(f) >= MIN_KNOWN_SECRET}
 
 
 def redact_text(text: str, secrets: set[str] = frozenset()) -> str:

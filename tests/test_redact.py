@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from probes.redact import REDACTED, known_secrets, redact, redact_env, redact_text
@@ -57,8 +59,30 @@ def test_secret_named_env_var_in_payload_is_redacted():
 def test_known_secrets_come_from_secret_named_vars_of_min_length():
     env = {"MY_TOKEN": "hunter2-value", "SHORT_KEY": "abc12", "PATH": "/usr/bin:/bin",
            "SIX_SECRET": "sixsix"}
-    assert known_secrets(env, {"OTHER_PASSWORD": "correct horse"}, None) == {
-        "hunter2-value", "sixsix", "correct horse"}
+    found = known_secrets(env, {"OTHER_PASSWORD": "correct horse"}, None)
+    assert {"hunter2-value", "sixsix", "correct horse"} <= found
+    assert not any("abc12" in f or "/usr/bin" in f for f in found)
+
+
+@pytest.mark.parametrize("prefix", [b"", b"A", b"AB", b"ABC", b"PATH=/bin\0"])
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+def test_encoded_secrets_are_scrubbed_at_every_alignment(prefix, encode):
+    """A session that base64s an environment block must not carry a known secret out."""
+    value = "unlabelled-canary/value+0009"
+    secrets = known_secrets({"BUILD_SECRET": value})
+    blob = encode(prefix + b"BUILD_SECRET=" + value.encode() + b"\0HOME=/x").decode()
+    scrubbed = redact_text(blob, secrets)
+    assert "<redacted>" in scrubbed
+    whole = encode(value.encode()).decode().rstrip("=")
+    assert whole[1:-2] not in scrubbed
+
+
+def test_hex_and_url_encoded_secrets_are_scrubbed():
+    value = "unlabelled canary/value+0010"
+    secrets = known_secrets({"BUILD_SECRET": value})
+    for form in (value.encode().hex(), value.encode().hex().upper(), "unlabelled%20canary%2Fvalue%2B0010",
+                 "unlabelled+canary%2Fvalue%2B0010"):
+        assert redact_text(f"x {form} y", secrets) == "x <redacted> y"
 
 
 def test_known_secret_values_are_scrubbed_elsewhere():
