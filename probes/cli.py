@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 from . import __version__
 from .backends import BACKENDS
 from .errors import InputError, ProbeError
+from .limits import MAX_JOBS, MAX_REPEAT, MAX_SHARDS
 
 
 def tabulate(*args, **kwargs) -> str:
@@ -111,17 +113,30 @@ def cmd_reclassify(args) -> int:
     """Label committed evidence again with the current classifiers (no CLI is run)."""
     from .claims import judge
     from .classify import SESSION_KEYS, label
-    from .evidence import Evidence, write_atomic
+    from .evidence import Evidence, load_evidence, write_atomic
+    from .limits import warn
     from .recipes import load_all
     recipes, changed = load_all(), 0
-    for path in sorted(Path(args.results).glob("*/*/*.json")):
-        ev = Evidence.model_validate_json(path.read_text())
+    results = Path(args.results)
+    if not results.is_dir():
+        raise InputError(f"no results directory {results}: run a probe first, or pass --results")
+    for path in sorted(results.glob("*/*/*.json")):
+        try:
+            ev = Evidence.model_validate(load_evidence(path))
+        except InputError as e:
+            warn(f"skipping {e}")
+            continue
         recipe = recipes.get(ev.recipe)
         if recipe is None:
             continue
         data = ev.model_dump(mode="json")
-        outcome, obs = label(recipe.classifier, {k: data[k] for k in SESSION_KEYS})
-        claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs)
+        try:
+            outcome, obs = label(recipe.classifier, {k: data[k] for k in SESSION_KEYS})
+            claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            # a record that fits the schema but not its classifier: name it, label the rest
+            warn(f"skipping {path}: cannot be labelled again ({type(e).__name__}: {e})")
+            continue
         if (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims):
             changed += 1
             print(f"{path}: {ev.outcome} -> {outcome}" if outcome != ev.outcome else f"{path}: observations")
@@ -149,11 +164,17 @@ def cmd_table(args) -> int:
     if not cells:
         raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
     classifiers = _classifiers()
+    out = Path(args.output or results / "index.html")
+    if args.format == "html" and args.output:  # refused before anything is written
+        if out.is_dir():
+            raise InputError(f"--output {out} is a directory: name the file to write")
+        if not out.parent.is_dir():
+            raise InputError(f"--output {out}: no directory {out.parent}")
     if args.format == "json":
         print(tables.as_json(cells), end="")
     elif args.format == "html":
-        out = Path(args.output or results / "index.html")
-        out.write_text(tables.html_page(cells, classifiers, out.parent))
+        from .evidence import write_atomic
+        write_atomic(out, tables.html_page(cells, classifiers, out.parent), "table", "check --output")
         print(out)
     else:
         print(tables.markdown(cells, classifiers, _pairs()), end="")
@@ -188,7 +209,7 @@ def cmd_diff(args) -> int:
 def cmd_cite(args) -> int:
     from . import tables
     s = _split_spec(args.spec)
-    cells = [c for c in tables.load(Path(args.results), s.agent, args.recipe) if c.version == s.version]
+    cells = tables.load(Path(args.results), s.agent, args.recipe, s.version, strict=True)
     if not cells:
         raise InputError(f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first")
     print(tables.cite(cells[0], _classifiers().get(args.recipe)), end="")
@@ -226,8 +247,8 @@ def cmd_bump(args) -> int:
     from . import bump, matrix
     from .evidence import check_writable
     results = Path(args.results)
-    if args.shards < 1:
-        raise _Usage("--shards must be at least 1")
+    if not 1 <= args.shards <= MAX_SHARDS:
+        raise _Usage(f"--shards must be from 1 to {MAX_SHARDS}")
     if args.plan:
         plans = bump.from_file(Path(args.plan), results, args.agent)
     elif args.agent:
@@ -273,6 +294,8 @@ def cmd_bump(args) -> int:
 
 def cmd_merge(args) -> int:
     from .merge import merge
+    if "" in args.dirs:
+        raise _Usage("merge DIR: a directory, not ''")
     written, same = merge([Path(d) for d in args.dirs], Path(args.results), args.replace)
     print(f"{written} record(s) merged into {args.results}" + (f", {same} already there" if same else ""))
     return 0
@@ -375,10 +398,13 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         args = p.parse_args(argv)
-        if getattr(args, "repeat", 1) < 1:
-            raise _Usage("--repeat must be at least 1")
-        if getattr(args, "jobs", 0) < 0:
-            raise _Usage("--jobs must be at least 1")
+        # Bounds, so a typo cannot ask for a billion workers, runs or shards.
+        if not 1 <= getattr(args, "repeat", 1) <= MAX_REPEAT:
+            raise _Usage(f"--repeat must be from 1 to {MAX_REPEAT}")
+        if not 0 <= getattr(args, "jobs", 0) <= MAX_JOBS:
+            raise _Usage(f"--jobs must be from 1 to {MAX_JOBS}")
+        if getattr(args, "results", None) == "":  # Path('') is the current directory
+            raise _Usage("--results needs a directory, not ''")
         return args.func(args)
     except _Usage as e:
         print(f"probe: {e} (see probe --help)", file=sys.stderr)
@@ -389,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("probe: interrupted; no evidence written for the unfinished probe", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug: still one line (PROBE_DEBUG=1 shows the traceback)
+        if os.environ.get("PROBE_DEBUG"):
+            raise
+        what = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        print(f"probe: internal error ({what}); PROBE_DEBUG=1 shows where", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

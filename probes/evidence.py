@@ -153,14 +153,26 @@ def check_writable(results: Path) -> None:
 
 
 def load_evidence(path: Path, follow: bool = True) -> dict:
-    """The record in `path` as a dict, checked (bounded size and depth, UTF-8 JSON, the
-    Evidence schema, the claims and repeats the tables read), or InputError naming the file."""
+    """The record in `path` as a dict, checked (a regular file of bounded size, UTF-8 JSON of
+    bounded depth, the Evidence schema, the claims and repeats the tables read), or
+    InputError naming the file."""
+    from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
+    try:
+        data = read_bounded(path, EVIDENCE_MAX_BYTES, follow)
+    except BadFile as e:
+        from .errors import InputError
+        raise InputError(f"{path}: not an evidence record ({e})") from None
+    return parse_evidence(path, data)
+
+
+def parse_evidence(path: Path, data: bytes) -> dict:
+    """`data` (read from `path`) as a checked record; see load_evidence."""
     from pydantic import ValidationError
 
     from .errors import InputError
-    from .limits import EVIDENCE_MAX_BYTES, BadFile, load_json
+    from .limits import BadFile, parse_json
     try:
-        record = load_json(path, EVIDENCE_MAX_BYTES, follow)
+        record = parse_json(data)
         if not isinstance(record, dict):
             raise BadFile(f"a JSON {type(record).__name__}, not an object")
         Evidence.model_validate(record)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
@@ -13,7 +14,9 @@ from pathlib import Path
 from . import install, spec
 from .agents import AGENTS, get as get_agent
 from .errors import InputError, ProbeError
+from .limits import MAX_SHARDS
 from .recipes import load_all, pick
+from .runner.jail import die_with_parent
 
 
 @dataclass
@@ -73,15 +76,17 @@ def cells(agent_name: str, versions: list[str], recipe: str) -> list[Cell]:
 
 # ---------------------------------------------------------------- shards
 
-SHARD_RE = re.compile(r"^(\d+)/(\d+)$")
+SHARD_RE = re.compile(r"(\d{1,9})/(\d{1,9})", re.ASCII)  # ASCII digits only, bounded before int()
 SESSION_COST_S = 2.0  # a CLI session that waits on nothing
 ACTION_COST_S = 1.5  # each thing a person does in an interactive session (measured 1-3 s)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    m = SHARD_RE.match(text)
+    m = SHARD_RE.fullmatch(text)
     if not m or not 1 <= int(m[1]) <= int(m[2]):
-        raise InputError(f"--shard {text}: expected I/N with 1 <= I <= N, e.g. 2/4")
+        raise InputError(f"--shard {text[:40]!r}: expected I/N with 1 <= I <= N, e.g. 2/4")
+    if int(m[2]) > MAX_SHARDS:  # shard() keeps a load per slice
+        raise InputError(f"--shard {text}: at most {MAX_SHARDS} shards")
     return int(m[1]), int(m[2])
 
 
@@ -142,7 +147,9 @@ def run(cells: list[Cell], results: Path, jobs: int, repeat: int = 1) -> list[Ce
         if c.status == "failed":
             report(c)
     done = [c for c in cells if c.status == "failed"]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # A worker ends with the matrix that started it, even when that one is SIGKILLed.
+    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent,
+                             initargs=(signal.SIGKILL, os.getpid())) as pool:
         futures = [pool.submit(_run_cell, c, str(results), repeat) for c in todo]
         for f in as_completed(futures):
             done.append(f.result())

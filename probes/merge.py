@@ -5,55 +5,62 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from .errors import InputError
-from .evidence import Evidence, check_writable, evidence_path, write_atomic
+from .evidence import Evidence, check_writable, evidence_path, parse_evidence, write_atomic
+from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
 
 
-def records(tree: Path) -> dict[str, Path]:
-    """`agent/version/recipe.json` -> file, for every evidence record in `tree`."""
+def records(tree: Path) -> dict[str, bytes]:
+    """`agent/version/recipe.json` -> its bytes, for every evidence record in `tree`. Only
+    regular files, read once and bounded; a symlink (file or directory) could lead out of the
+    tree, or to /dev/zero, and a FIFO could block the read: both are refused, by name."""
     if not tree.is_dir():
-        raise InputError(f"no results directory {tree}")
+        raise InputError(f"no results directory {tree}" + (": it is a file" if tree.exists() else ""))
     found = {}
     for path in sorted(tree.glob("*/*/*.json")):
         rel = path.relative_to(tree).as_posix()
-        try:
-            ev = Evidence.model_validate_json(path.read_text())
-        except (ValidationError, ValueError) as e:
-            raise InputError(f"{path}: not an evidence record ({str(e).splitlines()[0]})") from None
+        for d in (path.parent.parent, path.parent):
+            if d.is_symlink():
+                raise InputError(f"{d}: a symlink, not a directory of the tree; merge reads only what is inside it")
+        try:  # read once: the bytes checked are the bytes copied
+            data = read_bounded(path, EVIDENCE_MAX_BYTES, follow=False)
+        except BadFile as e:
+            raise InputError(f"{path}: not an evidence record ({e})") from None
+        ev = Evidence.model_validate(parse_evidence(path, data))
         if rel != evidence_path(Path(), ev).as_posix():
             raise InputError(f"{path}: holds {ev.agent}@{ev.executed_version} {ev.recipe}, not what its path says")
-        found[rel] = path
+        found[rel] = data
     return found
 
 
-def describe(path: Path) -> str:
-    ev = Evidence.model_validate_json(path.read_text())
-    return f"{path} (run {ev.run_id[:8]}, outcome {ev.outcome})"
+def describe(path: Path, data: bytes) -> str:
+    record = parse_evidence(path, data)
+    return f"{path} (run {record['run_id'][:8]}, outcome {record['outcome']})"
 
 
 def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, int]:
     """Copy every record of `sources` into `dest`. Returns (written, already identical)."""
-    chosen: dict[str, Path] = {}
+    if dest.exists() and not dest.is_dir():
+        raise InputError(f"--results {dest} is not a directory")
+    chosen: dict[str, tuple[Path, bytes]] = {}
     for tree in sources:
-        for rel, path in records(tree).items():
-            if rel in chosen and chosen[rel].read_bytes() != path.read_bytes():
-                raise InputError(f"conflicting records for {_cell(rel)}: {describe(chosen[rel])} and "
-                                 f"{describe(path)}; drop one of them and merge again")
-            chosen[rel] = path
+        for rel, data in records(tree).items():
+            if rel in chosen and chosen[rel][1] != data:
+                raise InputError(f"conflicting records for {_cell(rel)}: {describe(*chosen[rel])} and "
+                                 f"{describe(tree / rel, data)}; drop one of them and merge again")
+            chosen[rel] = (tree / rel, data)
     existing = records(dest) if dest.is_dir() else {}
-    same = {rel for rel, path in chosen.items() if rel in existing and existing[rel].read_bytes() == path.read_bytes()}
+    same = {rel for rel, (_, data) in chosen.items() if existing.get(rel) == data}
     clash = sorted(rel for rel in chosen if rel in existing and rel not in same)
     if clash and not replace:
         raise InputError(f"{dest} already holds a different record for {_cell(clash[0])}"
                          f"{f' and {len(clash) - 1} more cell(s)' if len(clash) > 1 else ''}: "
-                         f"{describe(existing[clash[0]])}; pass --replace to let the merged records win")
+                         f"{describe(dest / clash[0], existing[clash[0]])}; pass --replace to let the merged records win")
     dest.mkdir(parents=True, exist_ok=True)
     check_writable(dest)
-    for rel, path in chosen.items():
+    for rel, (_, data) in chosen.items():
         if rel not in same:
-            write_atomic(dest / rel, path.read_text())
+            write_atomic(dest / rel, data.decode("utf-8"))
     return len(chosen) - len(same), len(same)
 
 

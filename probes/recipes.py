@@ -5,17 +5,56 @@ classifier and the control recipe."""
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .agents import AGENTS, CANONICAL_EVENTS
 from .errors import InputError
+from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, read_bounded
 
 TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
+
+# Variables that make a program load code or files from outside the run (the dynamic
+# loader, Node and Python module paths, shell start-up files) or move it out of its private
+# home: a recipe must not set them. No shipped recipe does.
+ENV_DENIED = ("PATH", "HOME", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+              "PYTHONUSERBASE", "BASH_ENV", "ENV")
+ENV_DENIED_PREFIXES = ("LD_", "DYLD_")
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
+
+
+def inside(path: str | None, what: str) -> str | None:
+    """A path in the workspace: relative, without NUL, not climbing out with `..`. Checked
+    against the directory it is relative to, so with a `cwd` it stays inside that too."""
+    if path is None:
+        return path
+    if "\0" in path:
+        raise ValueError(f"{what} contains a NUL character")
+    if path.startswith(("/", "~")) or posixpath.isabs(path):
+        raise ValueError(f"{what} {path!r} must be relative to the workspace")
+    if posixpath.normpath(path).split("/")[0] == "..":
+        raise ValueError(f"{what} {path!r} climbs out of the workspace")
+    return path
+
+
+def _env_ok(env: dict) -> dict:
+    for name, value in env.items():
+        if isinstance(value, dict):
+            _env_ok(value)
+            continue
+        if not ENV_NAME_RE.fullmatch(name):
+            raise ValueError(f"{name!r} is not an environment variable name")
+        if name in ENV_DENIED or name.startswith(ENV_DENIED_PREFIXES):
+            raise ValueError(f"{name} may not be set by a recipe: it loads code or files from outside the run "
+                             f"(denied: {', '.join(ENV_DENIED)}, LD_*, DYLD_*)")
+        if value is not None and "\0" in value:
+            raise ValueError(f"{name} contains a NUL character")
+    return env
 
 
 class Strict(BaseModel):
@@ -85,6 +124,11 @@ class Step(Strict):
     content: str | None = None
     prompt: str | None = None  # subagent: what the child is asked (it plays subagent_turns)
 
+    @field_validator("path")
+    @classmethod
+    def _path_inside(cls, v):
+        return inside(v, "path")
+
     @model_validator(mode="after")
     def _one_kind(self):
         if (self.tool is None) == (self.text is None):
@@ -153,6 +197,21 @@ class Recipe(Strict):
     mode: Literal["prompt", "interactive"] = "prompt"  # -p, or a terminal session a person drives
     session: list[Action] = Field(default_factory=list)  # interactive: what the person does
 
+    @field_validator("cwd")
+    @classmethod
+    def _cwd_inside(cls, v):
+        return inside(v, "cwd")
+
+    @field_validator("watch_files")
+    @classmethod
+    def _watch_inside(cls, v):
+        return [inside(p, "watched file") for p in v]
+
+    @field_validator("env")
+    @classmethod
+    def _env(cls, v):
+        return _env_ok(v)
+
     @model_validator(mode="after")
     def _check(self):
         unknown = [a for a in self.agents if a not in AGENTS]
@@ -198,13 +257,24 @@ def recipes_dir() -> Path:
 
 def load_file(path: Path) -> Recipe:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = decode(read_bounded(path, RECIPE_MAX_BYTES))
+    except BadFile as e:
+        raise InputError(f"invalid recipe {path}: {e}") from None
+    try:
+        data, node = compose_yaml(text)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise InputError(f"invalid recipe {where}: {getattr(e, 'problem', e)}") from None
+        raise InputError(f"invalid recipe {where}: {getattr(e, 'problem', None) or e}") from None
+    except (ValueError, RecursionError) as e:  # e.g. an integer too long to convert
+        raise InputError(f"invalid recipe {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     if not isinstance(data, dict):
         raise InputError(f"invalid recipe {path}: expected a mapping at the top")
+    nul = _nul_at(data)
+    if nul is not None:
+        line = yaml_line(node, nul)
+        raise InputError(f"invalid recipe {path}{f':{line}' if line else ''}: "
+                         f"{'.'.join(map(str, nul)) or 'recipe'}: contains a NUL character")
     try:
         recipe = Recipe(**data)
     except ValidationError as e:
@@ -212,17 +282,31 @@ def load_file(path: Path) -> Recipe:
         # drop union branch names (Behavior, dict[str,Behavior]) from the field path
         parts = [p for p in err["loc"] if not (isinstance(p, str) and (p[:1].isupper() or "[" in p))]
         loc = ".".join(str(p) for p in parts) or "recipe"
-        line = yaml_line(path, parts)
+        line = yaml_line(node, parts)
         where = f"{path}:{line}" if line else str(path)
         raise InputError(f"invalid recipe {where}: {loc}: {err['msg']}") from None
+    except TypeError as e:  # keys that are not strings (`1: x` at the top)
+        raise InputError(f"invalid recipe {path}: {e}") from None
     if recipe.name != path.stem:
         raise InputError(f"invalid recipe {path}: name {recipe.name!r} must match the file name")
     return recipe
 
 
-def yaml_line(path: Path, loc: tuple) -> int | None:
+def _nul_at(data) -> tuple | None:
+    """Where the first string (key or value) holding NUL is: no argv, env or file name can."""
+    todo = [((), data)]
+    while todo:
+        loc, v = todo.pop()
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            if (isinstance(k, str) and "\0" in k) or (isinstance(x, str) and "\0" in x):
+                return (*loc, k)
+            todo.append(((*loc, k), x))
+    return None
+
+
+def yaml_line(node, loc) -> int | None:
     """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
-    node = yaml.compose(path.read_text(encoding="utf-8"))
     line = None
     for part in loc:
         if isinstance(node, yaml.MappingNode):
@@ -238,7 +322,7 @@ def yaml_line(path: Path, loc: tuple) -> int | None:
 
 
 def load_all() -> dict[str, Recipe]:
-    recipes = {p.stem: load_file(p) for p in sorted(recipes_dir().glob("*.yaml"))}
+    recipes = {p.stem: load_file(p) for p in recipe_files()}
     for r in recipes.values():
         where = f"invalid recipe {recipes_dir() / (r.name + '.yaml')}"
         for agent in r.agents:
@@ -253,14 +337,27 @@ def load_all() -> dict[str, Recipe]:
     return recipes
 
 
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+NAME_MAX = 80  # the longest shipped name is 35; a name becomes a file name in results/
+NAME_RE = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{NAME_MAX - 1}}}", re.ASCII)
+
+
+def recipe_files() -> list[Path]:
+    """The recipe files, every one named as a recipe can be (so `list` shows only what `run`
+    can run). Hidden files (editors' and tools' leftovers) are not recipes."""
+    files = sorted(p for p in recipes_dir().glob("*.yaml") if not p.name.startswith("."))
+    for p in files:
+        if not NAME_RE.fullmatch(p.stem):
+            raise InputError(f"invalid recipe {p}: a recipe file is named NAME.yaml, NAME lower-case "
+                             f"words joined by '-' (at most {NAME_MAX} characters)")
+    return files
 
 
 def get(name: str) -> Recipe:
-    if not NAME_RE.match(name):
-        raise InputError(f"unknown recipe {name!r}: recipe names are lower-case words joined by '-'; see `probe list`")
+    if not NAME_RE.fullmatch(name):
+        raise InputError(f"unknown recipe {name[:100]!r}: recipe names are lower-case words joined by '-' "
+                         f"(at most {NAME_MAX} characters); see `probe list`")
     path = recipes_dir() / f"{name}.yaml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in recipes_dir().glob("*.yaml")))
+    if not path.exists():
+        known = ", ".join(p.stem for p in recipe_files())
         raise InputError(f"unknown recipe {name!r}: see `probe list` ({known})")
     return load_file(path)

@@ -10,7 +10,10 @@ from dataclasses import dataclass
 
 from .errors import HarnessError, InputError
 
-SPEC_RE = re.compile(r"^(?P<agent>[a-z][a-z0-9-]*)@(?P<version>latest|\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)$")
+# Matched whole (fullmatch: `$` would let a trailing newline through) and ASCII-only (`\d`
+# would take full-width and other Unicode digits); bounded, as a version becomes a path.
+SPEC_RE = re.compile(r"(?P<agent>[a-z][a-z0-9-]{0,31})@(?P<version>latest|\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.]{1,64})?)",
+                     re.ASCII)
 REGISTRY_TIMEOUT_S = 60
 
 
@@ -24,9 +27,10 @@ class Spec:
 
 
 def parse_spec(text: str, agents) -> Spec:
-    m = SPEC_RE.match(text)
+    m = SPEC_RE.fullmatch(text)
     if not m:
-        raise InputError(f"malformed spec {text!r}: expected AGENT@VERSION, e.g. copilot@1.0.92 or claude@latest")
+        shown = repr(text) if len(text) <= 100 else repr(text[:100]) + "..."
+        raise InputError(f"malformed spec {shown}: expected AGENT@VERSION, e.g. copilot@1.0.92 or claude@latest")
     if m["agent"] not in agents:
         raise InputError(f"unknown agent {m['agent']!r}: choose one of {', '.join(sorted(agents))}")
     return Spec(m["agent"], m["version"])
@@ -67,9 +71,13 @@ def published(package: str) -> Published:
         raise HarnessError(f"npm registry did not answer within {REGISTRY_TIMEOUT_S}s for {package}: check network or npm config registry") from None
     if proc.returncode != 0:
         raise HarnessError(f"npm view {package} failed ({npm_error(proc.stderr)}): check network or npm config registry")
-    data = json.loads(proc.stdout)
-    ever = [v for v in data.get("time", {}) if v not in ("created", "modified")]
-    return Published(list(data["versions"]), data["dist-tags"]["latest"], ever)
+    try:
+        data = json.loads(proc.stdout)
+        ever = [v for v in data.get("time", {}) if v not in ("created", "modified")]
+        return Published(list(data["versions"]), data["dist-tags"]["latest"], ever)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
+        raise HarnessError(f"npm view {package} answered something that is not a package's versions "
+                           f"({type(e).__name__}): check npm config registry") from None
 
 
 def semver_key(v: str) -> tuple:

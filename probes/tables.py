@@ -14,6 +14,8 @@ from pathlib import Path
 from tabulate import tabulate
 
 from .errors import InputError
+from .evidence import load_evidence, write_atomic
+from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
 from .spec import semver_key
 
 # The observation shown beside a label in a table cell, per classifier.
@@ -42,15 +44,23 @@ class Cell:
         return self.record["outcome"]
 
 
-def load(results: Path, agent: str | None = None, recipe: str | None = None) -> list[Cell]:
+def load(results: Path, agent: str | None = None, recipe: str | None = None,
+         version: str | None = None, strict: bool = False) -> list[Cell]:
+    """The evidence in `results`. A file that is not an evidence record is skipped with a
+    warning naming it (the rest still renders), or refused when `strict`."""
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     cells = []
     for path in sorted(results.glob("*/*/*.json")):
         a, v, r = path.parts[-3], path.parts[-2], path.stem
-        if (agent and a != agent) or (recipe and r != recipe):
+        if (agent and a != agent) or (recipe and r != recipe) or (version and v != version):
             continue
-        cells.append(Cell(a, v, r, path, json.loads(path.read_text())))
+        try:
+            cells.append(Cell(a, v, r, path, load_evidence(path)))
+        except InputError as e:
+            if strict:
+                raise
+            warn(f"skipping {e}")
     return cells
 
 
@@ -141,10 +151,10 @@ def write_index(results: Path, cells: list[Cell], classifiers: dict[str, str],
         n = len({c.recipe for c in cells if c.agent == agent})
         index.append(f"- [{agent}]({agent}.md): {n} recipes on {len(versions)} versions ({', '.join(versions)})")
         page = results / f"{agent}.md"
-        page.write_text(f"# {agent}\n\n" + markdown([c for c in cells if c.agent == agent], classifiers, pairs)
-                        .split("\n", 2)[2])
+        write_atomic(page, f"# {agent}\n\n" + markdown([c for c in cells if c.agent == agent], classifiers, pairs)
+                     .split("\n", 2)[2], "table", "check the results directory")
         written.append(page)
-    (results / "README.md").write_text("\n".join(index) + "\n")
+    write_atomic(results / "README.md", "\n".join(index) + "\n", "table", "check the results directory")
     return [results / "README.md", *written]
 
 
@@ -221,7 +231,10 @@ def _short(v) -> str:
 
 def cite(cell: Cell, classifier: str | None) -> str:
     r = cell.record
-    digest = hashlib.sha256(cell.path.read_bytes()).hexdigest()
+    try:  # the digest of the file as it is now, read as boundedly as the record was
+        digest = hashlib.sha256(read_bounded(cell.path, EVIDENCE_MAX_BYTES)).hexdigest()
+    except BadFile as e:
+        raise InputError(f"{cell.path}: not an evidence record ({e})") from None
     obs = r.get("observations") or {}
     facts = ", ".join(f"{k}={_short(v)}" for k, v in obs.items() if isinstance(v, (bool, int, float, str)) and v is not None)
     lines = [

@@ -16,7 +16,7 @@ from .conftest import probe_cmd
     (["run", "gemini@1.0.0", "hang-pretool"], "unknown agent 'gemini'"),
     (["run", "copilot@1.0.92;touch /tmp/x", "hang-pretool"], "malformed spec"),
     (["run", "copilot@1.0.92", "no-such-recipe"], "unknown recipe 'no-such-recipe'"),
-    (["run", "copilot@1.0.92", "hang-pretool", "--repeat", "0"], "--repeat must be at least 1"),
+    (["run", "copilot@1.0.92", "hang-pretool", "--repeat", "0"], "--repeat must be from 1 to 100"),
     (["run", "copilot@1.0.92"], "the following arguments are required"),
     (["frobnicate"], "invalid choice"),
     (["versions", "gemini"], "unknown agent 'gemini'"),

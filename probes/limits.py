@@ -1,0 +1,138 @@
+"""Bounded input: every YAML or JSON file the harness reads goes through here, so a hostile
+or broken file costs a bounded amount of memory and time and ends as one line, never as a
+traceback or a machine out of memory."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+RECIPE_MAX_BYTES = 256 * 1024  # shipped recipes are under 2 KiB
+EVIDENCE_MAX_BYTES = 8 * 1024 * 1024  # the biggest committed record is ~140 KiB (sampled sessions)
+PLAN_MAX_BYTES = 1024 * 1024  # a `bump --dry-run --json` plan: versions and shard jobs
+YAML_MAX_DEPTH = 32  # shipped recipes nest 9 deep
+JSON_MAX_DEPTH = 64  # committed evidence nests 8 deep
+MAX_SHARDS = 1000  # a CI matrix is capped at 256 jobs; shards cost a list of loads each
+MAX_REPEAT = 100
+MAX_JOBS = 64
+
+
+class BadFile(ValueError):
+    """A file that is not what it should be; the caller names it in its own words."""
+
+
+def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
+    """A regular file's bytes, at most `limit`. O_NONBLOCK so a FIFO cannot hang the open,
+    fstat on the opened descriptor so a device or FIFO is refused before one byte is read,
+    O_NOFOLLOW (unless `follow`) so a symlink is refused rather than read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if not follow and os.path.islink(path):
+            raise BadFile("a symlink, not a regular file") from None
+        raise BadFile(f"cannot read: {e.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadFile("not a regular file")
+        if st.st_size > limit:
+            raise BadFile(f"{st.st_size} bytes, over the limit of {limit}")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)  # the size may grow between fstat and read
+    except OSError as e:
+        raise BadFile(f"cannot read: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise BadFile(f"over the limit of {limit} bytes")
+    return data
+
+
+def decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadFile(f"not UTF-8 at byte {e.start}") from None
+
+
+def json_depth(value) -> int:
+    """Nesting depth, walked iteratively (a deep value must not exhaust the stack here)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d > JSON_MAX_DEPTH:
+                break
+            todo += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
+    return deepest
+
+
+def load_json(path: Path, limit: int, follow: bool = True):
+    """Parsed JSON from a bounded regular file; BadFile says why not."""
+    return parse_json(read_bounded(path, limit, follow))
+
+
+def parse_json(data: bytes):
+    """UTF-8 JSON no deeper than JSON_MAX_DEPTH; BadFile says why not."""
+    text = decode(data)
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise BadFile(f"nested deeper than {JSON_MAX_DEPTH}") from None
+    except ValueError as e:  # JSONDecodeError, or an integer too long to convert
+        raise BadFile(f"not JSON: {str(e).splitlines()[0]}") from None
+    if json_depth(value) > JSON_MAX_DEPTH:
+        raise BadFile(f"nested deeper than {JSON_MAX_DEPTH}")
+    return value
+
+
+@functools.cache
+def bounded_loader() -> type:
+    """Safe YAML without anchors or aliases (no recipe needs them; they are what makes a
+    billion-laughs file expand) and no deeper than YAML_MAX_DEPTH. Both are checked while
+    the node tree is composed, before anything is expanded or constructed. (Made on first
+    use: yaml is not imported at start-up.)"""
+    import yaml
+    from yaml.composer import ComposerError
+
+    class BoundedLoader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise ComposerError(None, None, "anchors and aliases (&, *) are not allowed", event.start_mark)
+            if self.depth >= YAML_MAX_DEPTH:
+                raise ComposerError(None, None, f"nested deeper than {YAML_MAX_DEPTH}", event.start_mark)
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+    return BoundedLoader
+
+
+def compose_yaml(text: str) -> tuple[object, object]:
+    """(data, node tree) of one YAML document; yaml.YAMLError says why not."""
+    loader = bounded_loader()(text)
+    try:
+        node = loader.get_single_node()
+        return (loader.construct_document(node) if node is not None else None), node
+    finally:
+        loader.dispose()
+
+
+_warned: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """One line on stderr, once per message per process (several readers may meet one file)."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"probe: warning: {message}", file=sys.stderr)
