@@ -43,16 +43,6 @@ def runner_env() -> dict[str, str]:
     return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
 
 
-def _dies_with(parent: int):
-    """unshare (or the runner) is killed when this process ends, however it ends; with
-    --kill-child that ends the runner and so every process of the run's PID namespace."""
-    def preexec() -> None:
-        die_with_parent(signal.SIGKILL)
-        if os.getppid() != parent:  # the parent died before the line above
-            os._exit(1)
-    return preexec
-
-
 class LocalBackend:
     name = "local"
 
@@ -78,7 +68,9 @@ class LocalBackend:
         with open(run_dir / "runner.err", "wb") as err:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=err, start_new_session=True, env=runner_env(),
-                                    preexec_fn=_dies_with(os.getpid()))
+                                    # unshare (or the runner) dies with probe, however probe
+                                    # ends; --kill-child then ends the runner's PID namespace
+                                    preexec_fn=functools.partial(die_with_parent, signal.SIGKILL, os.getpid()))
         try:
             proc.wait(timeout=plan["budget_s"] + GRACE_S)
         except subprocess.TimeoutExpired:

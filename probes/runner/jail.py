@@ -142,6 +142,9 @@ def unprivileged(user: str):
     return drop
 
 
-def die_with_parent(signum: int) -> None:
-    """Be sent `signum` when the process that started this one ends, however it ends."""
+def die_with_parent(signum: int, parent: int | None = None) -> None:
+    """Be sent `signum` when the process that started this one ends, however it ends (in a
+    new child: `parent`, that process's pid, closes the race with an early death)."""
     _libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
