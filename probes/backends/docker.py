@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
 import tempfile
 from pathlib import Path
 
@@ -19,6 +20,25 @@ PREFIX_IN_IMAGE = Path("/opt/cli")
 DEFAULT_BASE = "node:22-bookworm-slim"
 TEMPLATE = Path(__file__).parent.parent / "containers" / "cli.Dockerfile"
 GRACE_S = 30
+HOST = socket.gethostname()
+# The same rules as the local backend's jail: the image read-only, private scratch space, no
+# host socket mounted, the run directory the only writable place, and no privilege: the
+# caller's uid (root only if the caller is) with every capability dropped.
+JAIL = {"read_only": True, "tmpfs": {p: "rw,nosuid,nodev,size=256m" for p in ("/tmp", "/var/tmp", "/run")},
+        "cap_drop": ["ALL"], "security_opt": ["no-new-privileges"], "user": f"{os.getuid()}:{os.getgid()}",
+        "pids_limit": 4096}
+JAIL_FILESYSTEM = "read-only image, private /tmp and /run, writable run directory"
+JAIL_USER = "no capabilities"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def client():
@@ -101,11 +121,15 @@ class DockerBackend:
         return PREFIX_IN_IMAGE
 
     def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
-        plan = {**plan, "bring_up_loopback": False}  # network_mode none: only lo, already up
+        # network_mode none: only lo, already up. The container is the jail (the runner's
+        # own needs a mount namespace it makes itself).
+        plan = {**plan, "bring_up_loopback": False, "jail": None}
+        self.remove_orphans()
         container = self.docker.containers.run(
             self.image_id, runner_argv(self.python(), run_dir, plan),
             detach=True, network_mode="none", volumes={str(run_dir): {"bind": str(run_dir), "mode": "rw"}},
-            labels={"probe.run": plan["run_id"], "probe.pid": str(os.getpid())}, init=False)
+            labels={"probe.run": plan["run_id"], "probe.pid": str(os.getpid()), "probe.host": HOST},
+            init=False, **JAIL)
         try:
             try:
                 container.wait(timeout=plan["budget_s"] + GRACE_S)
@@ -114,4 +138,11 @@ class DockerBackend:
         finally:  # also on Ctrl-C: no container outlives the probe
             container.remove(force=True)
         result = read_result(plan, "the runner in the container wrote no result")
-        return {**result, "image_id": self.image_id}, "isolated"
+        return {**result, "image_id": self.image_id, "jail": {"filesystem": JAIL_FILESYSTEM, "user": JAIL_USER}}, "isolated"
+
+    def remove_orphans(self) -> None:
+        """Containers of probes on this host that were killed before they could remove them."""
+        for c in self.docker.containers.list(all=True, filters={"label": [f"probe.host={HOST}"]}):
+            pid = int(c.labels.get("probe.pid", "0") or 0)
+            if pid and not _alive(pid):
+                c.remove(force=True)
