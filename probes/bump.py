@@ -4,13 +4,13 @@ Nightly jobs run it; its exit status (VERDICTS_CHANGED) tells a workflow to open
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import matrix, spec, tables
 from .agents import AGENTS, get as get_agent
 from .errors import InputError
+from .limits import PLAN_MAX_BYTES, BadFile, load_json
 
 VERDICTS_CHANGED = 3  # exit status of `probe bump` when some recipe's label changed
 
@@ -45,16 +45,16 @@ class Step:
 
 
 def probed_versions(results: Path, agent: str) -> list[str]:
-    """Versions with at least one evidence record in `results`, oldest first."""
-    root = results / agent
-    found = [d.name for d in root.iterdir() if d.is_dir() and any(d.glob("*.json"))] if root.is_dir() else []
-    return sorted(found, key=spec.semver_key)
+    """Versions with at least one evidence record in `results`, oldest first (a file that is
+    not a record is skipped, with a warning naming it)."""
+    return tables.versions_of(tables.load(results, agent) if results.is_dir() else [], agent)
 
 
 def plan(agent_name: str, results: Path, start: str | None = None, recipe: str = "all",
          prereleases: bool = False, versions: str | None = None) -> Plan:
     agent = get_agent(agent_name)
-    probed = probed_versions(results, agent_name)
+    have = tables.load(results, agent_name) if results.is_dir() else []
+    probed = tables.versions_of(have, agent_name)
     if start is None:
         if not probed:
             raise InputError(f"no {agent_name} evidence in {results}: pass --from VERSION to say where to start")
@@ -65,7 +65,8 @@ def plan(agent_name: str, results: Path, start: str | None = None, recipe: str =
     new = sorted((v for v in chosen if spec.semver_key(v) > spec.semver_key(start)), key=spec.semver_key)
     before = [v for v in probed if new and spec.semver_key(v) < spec.semver_key(new[0])]
     cells = matrix.cells(agent_name, new, recipe)
-    todo = [c for c in cells if not (results / agent_name / c.spec.split("@")[1] / f"{c.recipe}.json").is_file()]
+    done = {(f"{c.agent}@{c.version}", c.recipe) for c in have}  # a corrupt record is run again
+    todo = [c for c in cells if (c.spec, c.recipe) not in done]
     return Plan(agent_name, start, before[-1] if before else None, new, recipe, todo, len(cells) - len(todo))
 
 
@@ -73,9 +74,17 @@ def from_file(path: Path, results: Path, agents: list[str] | None = None) -> lis
     """The plans a `bump --dry-run --json` wrote, fixed: releases published since are not added,
     so every job of one nightly run works on the same versions."""
     try:
-        saved = json.loads(path.read_text())["plans"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise InputError(f"--plan {path}: not the output of `probe bump --dry-run --json` ({e})") from None
+        saved = load_json(path, PLAN_MAX_BYTES)["plans"]
+        for s in saved:  # the shape read below, so a hand-edited plan fails here, in one line
+            if not (isinstance(s["agent"], str) and isinstance(s["from"], str) and isinstance(s["recipe"], str)
+                    and isinstance(s["versions"], list) and all(isinstance(v, str) for v in s["versions"])):
+                raise BadFile("agent, from, recipe and versions must be strings (versions a list)")
+            for v in s["versions"]:
+                if spec.parse_spec(f"{s['agent']}@{v}", AGENTS).version == "latest":
+                    raise BadFile("versions must be exact")
+    except (BadFile, KeyError, TypeError) as e:
+        why = f"no {e}" if isinstance(e, KeyError) else str(e)
+        raise InputError(f"--plan {path}: not the output of `probe bump --dry-run --json` ({why})") from None
     unknown = set(agents or ()) - {s["agent"] for s in saved}
     if unknown:
         raise InputError(f"--plan {path} has no plan for {', '.join(sorted(unknown))}")

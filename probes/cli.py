@@ -160,21 +160,22 @@ def _pairs() -> dict[str, str]:
 def cmd_table(args) -> int:
     from . import tables
     results = Path(args.results)
-    cells = tables.load(results, args.agent, args.recipe)
-    if not cells:
-        raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
-    classifiers = _classifiers()
     out = Path(args.output or results / "index.html")
-    if args.format == "html" and args.output:  # refused before anything is written
+    if args.format == "html" and args.output:  # refused before anything is read or written
         if out.is_dir():
             raise InputError(f"--output {out} is a directory: name the file to write")
         if not out.parent.is_dir():
             raise InputError(f"--output {out}: no directory {out.parent}")
+    cells = tables.load(results, args.agent, args.recipe)
+    if not cells:
+        raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
+    classifiers = _classifiers()
     if args.format == "json":
         print(tables.as_json(cells), end="")
     elif args.format == "html":
         from .evidence import write_atomic
-        write_atomic(out, tables.html_page(cells, classifiers, out.parent), "table", "check --output")
+        write_atomic(out, tables.html_page(cells, classifiers, out.parent), "table",
+                     "check --output" if args.output else "check the results directory")
         print(out)
     else:
         print(tables.markdown(cells, classifiers, _pairs()), end="")
@@ -218,9 +219,10 @@ def cmd_cite(args) -> int:
 
 def cmd_matrix(args) -> int:
     from . import matrix
+    part = matrix.parse_shard(args.shard) if args.shard else None  # before the registry is asked
     cells = matrix.plan(args.agent, args.versions, args.recipe)
-    if args.shard:
-        cells = matrix.shard(cells, *matrix.parse_shard(args.shard))
+    if part:
+        cells = matrix.shard(cells, *part)
     if args.dry_run:
         if args.json:
             print(json.dumps(matrix.as_dicts(cells), indent=2))
@@ -249,6 +251,7 @@ def cmd_bump(args) -> int:
     results = Path(args.results)
     if not 1 <= args.shards <= MAX_SHARDS:
         raise _Usage(f"--shards must be from 1 to {MAX_SHARDS}")
+    part = matrix.parse_shard(args.shard) if args.shard else None  # before the registry is asked
     if args.plan:
         plans = bump.from_file(Path(args.plan), results, args.agent)
     elif args.agent:
@@ -256,9 +259,9 @@ def cmd_bump(args) -> int:
                  for a in dict.fromkeys(args.agent)]
     else:
         raise _Usage("bump needs --agent or --plan")
-    if args.shard:
+    if part:
         for p in plans:
-            p.cells = matrix.shard(p.cells, *matrix.parse_shard(args.shard))
+            p.cells = matrix.shard(p.cells, *part)
     if args.dry_run:
         if args.json:
             print(json.dumps({"plans": [p.summary() for p in plans],

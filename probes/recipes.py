@@ -28,17 +28,18 @@ ENV_DENIED_PREFIXES = ("LD_", "DYLD_")
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 
 
-def inside(path: str | None, what: str) -> str | None:
-    """A path in the workspace: relative, without NUL, not climbing out with `..`. Checked
-    against the directory it is relative to, so with a `cwd` it stays inside that too."""
+def inside(path: str | None, what: str, base: str) -> str | None:
+    """A path that stays inside `base`: relative, without NUL, not climbing out with `..`.
+    `cwd` is inside the workspace and the other paths inside `cwd` (where the CLI starts),
+    so every file a recipe names is in the workspace whatever `cwd` is."""
     if path is None:
         return path
     if "\0" in path:
         raise ValueError(f"{what} contains a NUL character")
     if path.startswith(("/", "~")) or posixpath.isabs(path):
-        raise ValueError(f"{what} {path!r} must be relative to the workspace")
+        raise ValueError(f"{what} {path!r} must be relative to {base}")
     if posixpath.normpath(path).split("/")[0] == "..":
-        raise ValueError(f"{what} {path!r} climbs out of the workspace")
+        raise ValueError(f"{what} {path!r} climbs out of {base}")
     return path
 
 
@@ -50,8 +51,8 @@ def _env_ok(env: dict) -> dict:
         if not ENV_NAME_RE.fullmatch(name):
             raise ValueError(f"{name!r} is not an environment variable name")
         if name in ENV_DENIED or name.startswith(ENV_DENIED_PREFIXES):
-            raise ValueError(f"{name} may not be set by a recipe: it loads code or files from outside the run "
-                             f"(denied: {', '.join(ENV_DENIED)}, LD_*, DYLD_*)")
+            raise ValueError(f"a recipe may not set {name}: loader, module-path and home variables would load "
+                             f"code or files from outside the run (LD_*, DYLD_*, {', '.join(ENV_DENIED)})")
         if value is not None and "\0" in value:
             raise ValueError(f"{name} contains a NUL character")
     return env
@@ -71,7 +72,7 @@ class Behavior(Strict):
     hang: bool = False
     signal: Literal["SIGKILL", "SIGSEGV", "SIGABRT", "SIGTERM"] | None = None
     stdout: str | dict | None = None
-    stdout_pad: int = 0  # spaces printed after stdout: a very large output
+    stdout_pad: int = Field(0, ge=0, le=16 * 2**20)  # spaces printed after stdout: a very large output (bounded)
     stderr: str | None = None
     exit_code: int = 0
     throw: bool = False  # extension only: the handler rejects with an Error
@@ -127,7 +128,7 @@ class Step(Strict):
     @field_validator("path")
     @classmethod
     def _path_inside(cls, v):
-        return inside(v, "path")
+        return inside(v, "path", "the directory the CLI starts in")
 
     @model_validator(mode="after")
     def _one_kind(self):
@@ -184,7 +185,7 @@ class Recipe(Strict):
     hooks: list[Hook]
     turns: list[Step] = Field(default_factory=lambda: [Step(tool="shell"), Step(text="done")])
     subagent_turns: list[Step] = Field(default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")])
-    budget_s: float = 20.0
+    budget_s: float = Field(20.0, gt=0, le=600)  # the session is cut here; the longest shipped is 60
     env: dict[str, str | None] | dict[str, dict[str, str | None]] = Field(default_factory=dict)  # CLI env changes (None unsets)
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
     config_location: Literal["native", "claude-settings"] = "native"  # Copilot: also .claude/settings.json
@@ -200,12 +201,12 @@ class Recipe(Strict):
     @field_validator("cwd")
     @classmethod
     def _cwd_inside(cls, v):
-        return inside(v, "cwd")
+        return inside(v, "cwd", "the workspace")
 
     @field_validator("watch_files")
     @classmethod
     def _watch_inside(cls, v):
-        return [inside(p, "watched file") for p in v]
+        return [inside(p, "watched file", "the directory the CLI starts in") for p in v]
 
     @field_validator("env")
     @classmethod

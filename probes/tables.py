@@ -77,8 +77,8 @@ def key_observation(record: dict, classifier: str | None) -> str:
         return f"{value:.1f}s"
     if isinstance(value, bool):
         return name.split("_")[0] + (" yes" if value else " no")
-    if isinstance(value, dict):  # context_location: {word: [roles]}
-        roles = sorted({r for rs in value.values() for r in rs})
+    if isinstance(value, dict):  # context_location: {word: [roles]} (anything else shown as found)
+        roles = sorted({str(r) for rs in value.values() for r in (rs if isinstance(rs, list) else [rs])})
         return ",".join(roles)
     return str(value)
 
