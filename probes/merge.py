@@ -6,7 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import InputError
-from .evidence import Evidence, check_writable, evidence_path, parse_evidence, write_atomic
+from .evidence import (
+    Evidence,
+    check_writable,
+    evidence_path,
+    parse_evidence,
+    write_atomic,
+)
 from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
 
 
