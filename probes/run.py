@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, install, recipes, rundirs, spec
+from . import __version__, install, limits, recipes, rundirs, spec
 from .agents import AGENTS, Registration, hook_command
 from .backends import BACKENDS
 from .claims import judge
 from .classify import SENTINEL_RE, hook_texts, label
-from .errors import InputError
+from .errors import HarnessError, InputError
 from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writable,
                        evidence_path, write_atomic)
 from .redact import known_secrets, redact, redact_env
@@ -256,10 +256,24 @@ def sample(items: list, keep: tuple[int, int] = SAMPLE) -> list:
     return items if len(items) <= head + tail_ else items[:head] + items[-tail_:]
 
 
+# What the session wrote is read bounded: a hostile or broken CLI must not exhaust the harness.
+SESSION_FILE_MAX = 256 * 1024 * 1024  # the model log of a runaway session; a hook record
+RECORD_MAX = 64 * 1024 * 1024  # one hook record (its stdin and output; stdout_pad is at most 16 MiB)
+
+
+def session_file(path: Path, limit: int) -> bytes:
+    """A file the session left, or one line naming it."""
+    try:
+        return limits.read_bounded(path, limit, follow=False)
+    except limits.BadFile as e:
+        raise HarnessError(f"the run left {path.name} unreadable ({e}): the session misbehaved; no evidence written") from None
+
+
 def read_jsonl(path: Path) -> list[dict]:
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in limits.decode(session_file(path, SESSION_FILE_MAX)).splitlines()
+            if line.strip()]
 
 
 def relative(path: str, root: Path) -> str:
@@ -276,7 +290,10 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
     t0 = result["started_at"]
     out = []
     for path in sorted(run.records.glob("*.json"), key=lambda p: int(p.name.split("-")[0])):
-        rec = json.loads(path.read_text())
+        try:
+            rec = limits.parse_json(session_file(path, RECORD_MAX))
+        except limits.BadFile as e:
+            raise HarnessError(f"hook record {path.name}: {e}") from None
         pid = rec["pid"]
         died = deaths.get(pid)
         caught = rec.get("killed_by_signal")
@@ -381,7 +398,9 @@ def cli_record(plan_: dict, result: dict) -> dict:
 def tail(path: Path) -> str:
     if not path.exists():
         return ""
-    return path.read_text(errors="replace")[-TEXT_LIMIT:]
+    with open(path, "rb") as f:  # only the tail: the CLI's output may be any size
+        f.seek(max(0, path.stat().st_size - 4 * TEXT_LIMIT))
+        return f.read().decode(errors="replace")[-TEXT_LIMIT:]
 
 
 # ---------------------------------------------------------------- evidence

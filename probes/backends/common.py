@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import limits
 from ..errors import HarnessError
+
+RESULT_MAX = 16 * 1024 * 1024  # the runner's result: timings and a terminal transcript
 
 
 def runner_argv(python: str, run_dir: Path, plan: dict) -> list[str]:
@@ -22,7 +25,10 @@ def read_result(plan: dict, missing: str) -> dict:
     path = Path(plan["result"])
     if not path.exists():
         raise HarnessError(missing)
-    result = json.loads(path.read_text())
+    try:
+        result = limits.parse_json(limits.read_bounded(path, RESULT_MAX, follow=False))
+    except limits.BadFile as e:
+        raise HarnessError(f"the runner's result is unreadable ({e})") from None
     if result.get("error"):
         raise HarnessError(result["error"])
     return result
