@@ -30,8 +30,7 @@ from probes.run import RUNNER_FILES, RunDirs, plan, workspace
 
 
 def bare_session(agent, version: str) -> float:
-    recipe = Recipe(name="bare", question="bare session", agents=[agent.name],
-                    classifier="payload", control_of="none", hooks=[])
+    recipe = Recipe(name="bare", question="bare session", agents=[agent.name], classifier="payload", control_of="none", hooks=[])
     prefix = install.install(agent, version)
     with tempfile.TemporaryDirectory(prefix="probe-bench-") as tmp:
         run = RunDirs(Path(tmp))
@@ -45,8 +44,9 @@ def bare_session(agent, version: str) -> float:
 
 def probe_run(spec: str, recipe: str, results: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "probes.cli", "run", spec, recipe, "--results", results],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "probes.cli", "run", spec, recipe, "--results", results], check=True, capture_output=True
+    )
     return time.perf_counter() - start
 
 
@@ -65,17 +65,36 @@ def configured_wait(recipe) -> float:
 
 def catalog(spec: str, jobs: int) -> None:
     from probes.recipes import load_all
+
     name, version = spec.split("@")
     recipes = [r for r in load_all().values() if name in r.agents]
     floor = statistics.median(bare_session(AGENTS[name], version) for _ in range(3))
     bound = (len(recipes) * floor + sum(configured_wait(r) for r in recipes)) / jobs
     with tempfile.TemporaryDirectory() as results:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "probes.cli", "matrix", "--agent", name, "--versions", version,
-                        "--jobs", str(jobs), "--results", results], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "probes.cli",
+                "matrix",
+                "--agent",
+                name,
+                "--versions",
+                version,
+                "--jobs",
+                str(jobs),
+                "--results",
+                results,
+            ],
+            check=True,
+            capture_output=True,
+        )
         wall = time.perf_counter() - start
-    print(f"{spec}: {len(recipes)} recipes with --jobs {jobs} in {wall:.1f}s; floor {bound:.1f}s "
-          f"({len(recipes)} x {floor:.2f}s bare + {sum(configured_wait(r) for r in recipes):.0f}s of waits, over {jobs} jobs)")
+    print(
+        f"{spec}: {len(recipes)} recipes with --jobs {jobs} in {wall:.1f}s; floor {bound:.1f}s "
+        f"({len(recipes)} x {floor:.2f}s bare + {sum(configured_wait(r) for r in recipes):.0f}s of waits, over {jobs} jobs)"
+    )
 
 
 def main() -> None:

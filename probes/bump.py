@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import matrix, spec, tables
-from .agents import AGENTS, get as get_agent
+from .agents import AGENTS
+from .agents import get as get_agent
 from .errors import InputError
 from .limits import PLAN_MAX_BYTES, BadFile, load_json
 
@@ -26,14 +27,21 @@ class Plan:
     already: int = 0  # cells of the new versions whose evidence exists (not run again)
 
     def summary(self) -> dict:
-        return {"agent": self.agent, "from": self.start, "baseline": self.baseline,
-                "versions": self.versions, "recipe": self.recipe, "cells": len(self.cells),
-                "already_probed": self.already}
+        return {
+            "agent": self.agent,
+            "from": self.start,
+            "baseline": self.baseline,
+            "versions": self.versions,
+            "recipe": self.recipe,
+            "cells": len(self.cells),
+            "already_probed": self.already,
+        }
 
 
 @dataclass
 class Step:
     """One new version compared with the version before it."""
+
     before: str | None
     after: str
     compared: int = 0
@@ -50,8 +58,14 @@ def probed_versions(results: Path, agent: str) -> list[str]:
     return tables.versions_of(tables.load(results, agent) if results.is_dir() else [], agent)
 
 
-def plan(agent_name: str, results: Path, start: str | None = None, recipe: str = "all",
-         prereleases: bool = False, versions: str | None = None) -> Plan:
+def plan(
+    agent_name: str,
+    results: Path,
+    start: str | None = None,
+    recipe: str = "all",
+    prereleases: bool = False,
+    versions: str | None = None,
+) -> Plan:
     agent = get_agent(agent_name)
     have = tables.load(results, agent_name) if results.is_dir() else []
     probed = tables.versions_of(have, agent_name)
@@ -76,8 +90,13 @@ def from_file(path: Path, results: Path, agents: list[str] | None = None) -> lis
     try:
         saved = load_json(path, PLAN_MAX_BYTES)["plans"]
         for s in saved:  # the shape read below, so a hand-edited plan fails here, in one line
-            if not (isinstance(s["agent"], str) and isinstance(s["from"], str) and isinstance(s["recipe"], str)
-                    and isinstance(s["versions"], list) and all(isinstance(v, str) for v in s["versions"])):
+            if not (
+                isinstance(s["agent"], str)
+                and isinstance(s["from"], str)
+                and isinstance(s["recipe"], str)
+                and isinstance(s["versions"], list)
+                and all(isinstance(v, str) for v in s["versions"])
+            ):
                 raise BadFile("agent, from, recipe and versions must be strings (versions a list)")
             for v in s["versions"]:
                 if spec.parse_spec(f"{s['agent']}@{v}", AGENTS).version == "latest":
@@ -88,9 +107,13 @@ def from_file(path: Path, results: Path, agents: list[str] | None = None) -> lis
     unknown = set(agents or ()) - {s["agent"] for s in saved}
     if unknown:
         raise InputError(f"--plan {path} has no plan for {', '.join(sorted(unknown))}")
-    return [plan(s["agent"], results, s["from"], s["recipe"], prereleases=True, versions=",".join(s["versions"]))
-            if s["versions"] else Plan(s["agent"], s["from"], None, [], s["recipe"], [])
-            for s in saved if not agents or s["agent"] in agents]
+    return [
+        plan(s["agent"], results, s["from"], s["recipe"], prereleases=True, versions=",".join(s["versions"]))
+        if s["versions"]
+        else Plan(s["agent"], s["from"], None, [], s["recipe"], [])
+        for s in saved
+        if not agents or s["agent"] in agents
+    ]
 
 
 def compare(p: Plan, results: Path) -> list[Step]:
@@ -112,6 +135,7 @@ def compare(p: Plan, results: Path) -> list[Step]:
 
 def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path, link_base: str = "") -> str:
     """A Markdown change report, fit for a pull-request body."""
+
     def link(version: str, recipe: str) -> str:
         path = results / p.agent / version / f"{recipe}.json"
         return f"[{version}]({link_base}{path.as_posix()})"
@@ -127,21 +151,35 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
         title = f"### {p.agent} {s.before} → {s.after}" if s.before else f"### {p.agent} {s.after}"
         lines += [title, ""]
         if not s.compared:
-            lines += ["No earlier evidence to compare with." if s.before is None
-                      else f"No recipe has evidence on both {s.before} and {s.after}.", ""]
+            lines += [
+                "No earlier evidence to compare with."
+                if s.before is None
+                else f"No recipe has evidence on both {s.before} and {s.after}.",
+                "",
+            ]
             continue
         if s.verdicts:
             lines += [f"| recipe | {s.before} | {s.after} | evidence |", "|---|---|---|---|"]
-            lines += [f"| `{c['recipe']}` | {c['from']} | **{c['to']}** | {link(s.before, c['recipe'])} · "
-                      f"{link(s.after, c['recipe'])} |" for c in s.verdicts]
+            lines += [
+                f"| `{c['recipe']}` | {c['from']} | **{c['to']}** | {link(s.before, c['recipe'])} · "
+                f"{link(s.after, c['recipe'])} |"
+                for c in s.verdicts
+            ]
         else:
             lines.append(f"No verdict changed in {s.compared} recipe(s).")
         others = [c for c in s.changes if c["what"] != "outcome"]
         if others:
-            lines += ["", "<details><summary>Observations that changed</summary>", "",
-                      *[f"- `{line.strip()}`" for line in tables.diff_text(others, p.agent, s.before, s.after,
-                                                                          s.compared).splitlines()[1:]],
-                      "", "</details>"]
+            lines += [
+                "",
+                "<details><summary>Observations that changed</summary>",
+                "",
+                *[
+                    f"- `{line.strip()}`"
+                    for line in tables.diff_text(others, p.agent, s.before, s.after, s.compared).splitlines()[1:]
+                ],
+                "",
+                "</details>",
+            ]
         lines.append("")
     if failed:
         lines += ["### Could not run", "", "| cell | recipe | why |", "|---|---|---|"]
@@ -151,10 +189,12 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
 
 
 def as_json(p: Plan, steps: list[Step], failed: list[matrix.Cell]) -> dict:
-    return {**p.summary(),
-            "steps": [{"from": s.before, "to": s.after, "compared": s.compared, "changes": s.changes} for s in steps],
-            "verdicts_changed": sum(len(s.verdicts) for s in steps),
-            "failed": [asdict(c) for c in failed]}
+    return {
+        **p.summary(),
+        "steps": [{"from": s.before, "to": s.after, "compared": s.compared, "changes": s.changes} for s in steps],
+        "verdicts_changed": sum(len(s.verdicts) for s in steps),
+        "failed": [asdict(c) for c in failed],
+    }
 
 
 def github_matrix(plans: list[Plan], shards: int) -> list[dict]:
@@ -162,6 +202,8 @@ def github_matrix(plans: list[Plan], shards: int) -> list[dict]:
     jobs = []
     for p in plans:
         n = min(shards, len(p.cells))
-        jobs += [{"agent": p.agent, "versions": ",".join(p.versions), "recipe": p.recipe,
-                  "from": p.start, "shard": f"{i}/{n}"} for i in range(1, n + 1)]
+        jobs += [
+            {"agent": p.agent, "versions": ",".join(p.versions), "recipe": p.recipe, "from": p.start, "shard": f"{i}/{n}"}
+            for i in range(1, n + 1)
+        ]
     return jobs

@@ -23,6 +23,7 @@ def judge(claims, agent: str, version: str | None, outcome: str, observations: d
         agrees = None
         if version and applies(c, agent, version):
             agrees = (c.outcome is None or c.outcome == outcome) and all(
-                observations.get(k) == v for k, v in (c.observation or {}).items())
+                observations.get(k) == v for k, v in (c.observation or {}).items()
+            )
         out.append({**c.model_dump(exclude_none=True), "agrees": agrees})
     return out

@@ -13,8 +13,18 @@ import re
 SENTINEL_RE = re.compile(r"PROBE-[A-Z0-9-]+")
 GATED = ("pre_tool", "permission_request")  # events whose answer decides whether a tool runs
 
-SESSION_KEYS = ("subject", "cli_cwd", "hooks", "invocations", "invocations_by_event",
-                "model_requests", "model_request_count", "side_effects", "cli", "transcript")
+SESSION_KEYS = (
+    "subject",
+    "cli_cwd",
+    "hooks",
+    "invocations",
+    "invocations_by_event",
+    "model_requests",
+    "model_request_count",
+    "side_effects",
+    "cli",
+    "transcript",
+)
 
 
 # ---------------------------------------------------------------- reading a session
@@ -41,8 +51,14 @@ def hook_spec(session: dict, canonical: str | None) -> dict | None:
 def side_effect_at(session: dict, step: int | None = 0, path: str | None = None) -> float | None:
     """When a scripted step's tool (or a watched file) left its file, in seconds after the CLI
     started; None if it never did."""
-    return next((m["offset_s"] for m in session["side_effects"]
-                 if (path is None and m["step"] == step) or (path is not None and m["path"] == path)), None)
+    return next(
+        (
+            m["offset_s"]
+            for m in session["side_effects"]
+            if (path is None and m["step"] == step) or (path is not None and m["path"] == path)
+        ),
+        None,
+    )
 
 
 def tool_ran(session: dict) -> bool:
@@ -61,8 +77,7 @@ def hook_end(inv: dict | None) -> str | None:
 
 
 def hook_failed(inv: dict) -> bool:
-    return (inv["killed_by"] is not None or inv["exit_code"] not in (0, None)
-            or inv.get("extension_result") == "threw")
+    return inv["killed_by"] is not None or inv["exit_code"] not in (0, None) or inv.get("extension_result") == "threw"
 
 
 def sentinels(hook: dict | None) -> list[str]:
@@ -84,6 +99,7 @@ def hook_texts(hook: dict | None) -> list[str]:
         elif isinstance(v, list):
             for x in v:
                 walk(x)
+
     walk(b.get("stdout"))
     walk(b.get("stderr"))
     return out
@@ -102,8 +118,7 @@ def find_in_requests(session: dict, words: list[str], after: float | None) -> di
                 roles[w].update(seen["roles"])
                 verbatim[w] = verbatim[w] or seen["verbatim"]
     found = {w: sorted(r) for w, r in roles.items()}
-    return {"reached": bool(words) and all(found.values()), "where": found,
-            "verbatim": bool(words) and all(verbatim.values())}
+    return {"reached": bool(words) and all(found.values()), "where": found, "verbatim": bool(words) and all(verbatim.values())}
 
 
 def in_cli_output(session: dict, words: list[str]) -> bool:
@@ -112,8 +127,11 @@ def in_cli_output(session: dict, words: list[str]) -> bool:
 
 
 def requests_after(session: dict, t: float, main_only: bool = True) -> list[dict]:
-    return [r for r in session["model_requests"] if r["offset_s"] >= t
-            and (not main_only or (r["tools"] and not (r.get("reply") or {}).get("subagent")))]
+    return [
+        r
+        for r in session["model_requests"]
+        if r["offset_s"] >= t and (not main_only or (r["tools"] and not (r.get("reply") or {}).get("subagent")))
+    ]
 
 
 def ended_by_itself(session: dict) -> bool:
@@ -190,9 +208,11 @@ def hook_lifetime(session: dict):
         "hook_end": hook_end(inv),
         "hook_killed_by": inv["killed_by"] if inv else None,
         "hook_lifetime_s": inv["duration_s"] if inv else None,
-        "sigterm_to_death_s": (round(inv["gone_offset_s"] - inv["first_signal_offset_s"], 3)
-                               if inv and inv["first_signal_offset_s"] is not None
-                               and inv["gone_offset_s"] is not None and inv["killed_by"] == "cli" else None),
+        "sigterm_to_death_s": (
+            round(inv["gone_offset_s"] - inv["first_signal_offset_s"], 3)
+            if inv and inv["first_signal_offset_s"] is not None and inv["gone_offset_s"] is not None and inv["killed_by"] == "cli"
+            else None
+        ),
         "tool_delay_s": round(effect - inv["start_offset_s"], 3) if inv and effect is not None else None,
         "session_timed_out": session["cli"]["timed_out"],
     }
@@ -214,10 +234,10 @@ def grandchild(session: dict):
         "grandchild_left": gc is not None,
         "grandchild_killed": bool(gc and gc["killed_by"] == "cli"),
         "grandchild_alive_at_cli_exit": bool(gc and gc["alive_at_cli_exit"]),
-        "grandchild_time_to_death_s": (round(gc["died_offset_s"] - inv["start_offset_s"], 3)
-                                       if gc and gc["died_offset_s"] is not None else None),
-        "tool_delay_s": (round(side_effect_at(session) - inv["start_offset_s"], 3)
-                         if inv and tool_ran(session) else None),
+        "grandchild_time_to_death_s": (
+            round(gc["died_offset_s"] - inv["start_offset_s"], 3) if gc and gc["died_offset_s"] is not None else None
+        ),
+        "tool_delay_s": (round(side_effect_at(session) - inv["start_offset_s"], 3) if inv and tool_ran(session) else None),
         "cli_wall_s": session["cli"]["wall_s"],
         "session_timed_out": session["cli"]["timed_out"],
     }
@@ -229,10 +249,13 @@ def grandchild(session: dict):
 def stdin(session: dict):
     """Does the CLI close the hook's stdin after the payload (end of input)?"""
     inv = first(session, session["subject"])
-    obs = {"hook_fired": inv is not None,
-           "stdin_eof": inv["stdin_eof"] if inv else None,
-           "payload_parsed": bool(inv and inv["payload"] is not None),
-           "hook_exit": hook_end(inv), "tool_ran": tool_ran(session)}
+    obs = {
+        "hook_fired": inv is not None,
+        "stdin_eof": inv["stdin_eof"] if inv else None,
+        "payload_parsed": bool(inv and inv["payload"] is not None),
+        "hook_exit": hook_end(inv),
+        "tool_ran": tool_ran(session),
+    }
     if inv is None:
         return "no-hook", obs
     return {True: "closed", False: "open", None: "unread"}[inv["stdin_eof"]], obs
@@ -247,11 +270,14 @@ def parallel(session: dict):
         (s1, e1), (s2, e2) = spans[0], spans[1]
         overlap = max(0.0, min(e1, e2) - max(s1, s2))
     keys = [h["native"] for h in session["hooks"] if h["canonical"] == session["subject"]]
-    obs = {"hooks_registered": len(keys), "hooks_fired": len(invs),
-           "start_order": [i.get("config_index") for i in invs],
-           "overlap_s": round(overlap, 3),
-           "start_gap_s": round(spans[1][0] - spans[0][0], 3) if len(spans) >= 2 else None,
-           "tool_ran": tool_ran(session)}
+    obs = {
+        "hooks_registered": len(keys),
+        "hooks_fired": len(invs),
+        "start_order": [i.get("config_index") for i in invs],
+        "overlap_s": round(overlap, 3),
+        "start_gap_s": round(spans[1][0] - spans[0][0], 3) if len(spans) >= 2 else None,
+        "tool_ran": tool_ran(session),
+    }
     if len(invs) < 2:
         return ("single" if invs else "no-hook"), obs
     return ("parallel" if overlap > 0.2 else "serial"), obs
@@ -292,12 +318,12 @@ def rewrite(session: dict):
     inv = first(session, session["subject"])
     watched = [m["path"] for m in session["side_effects"] if m["kind"] == "watched"]
     original, modified = tool_ran(session), bool(watched)
-    obs = {"hook_fired": inv is not None, "original_ran": original, "modified_ran": modified,
-           "hook_exit": hook_end(inv)}
+    obs = {"hook_fired": inv is not None, "original_ran": original, "modified_ran": modified, "hook_exit": hook_end(inv)}
     if inv is None:
         return "no-hook", obs
-    return {(False, True): "rewritten", (True, False): "original", (True, True): "both",
-            (False, False): "neither"}[original, modified], obs
+    return {(False, True): "rewritten", (True, False): "original", (True, True): "both", (False, False): "neither"}[
+        original, modified
+    ], obs
 
 
 def halt(session: dict):
@@ -305,11 +331,14 @@ def halt(session: dict):
     inv = first(session, session["subject"])
     words = sentinels(hook_spec(session, session["subject"]))
     after = requests_after(session, inv["start_offset_s"]) if inv else []
-    obs = {"hook_fired": inv is not None, "tool_ran": tool_ran(session),
-           "model_requests_after_hook": len(after),
-           "stop_reason_shown_to_user": in_cli_output(session, words),
-           "stop_reason_reached_model": find_in_requests(session, words, inv["start_offset_s"] if inv else None)["reached"],
-           "cli_exit_code": session["cli"]["exit_code"]}
+    obs = {
+        "hook_fired": inv is not None,
+        "tool_ran": tool_ran(session),
+        "model_requests_after_hook": len(after),
+        "stop_reason_shown_to_user": in_cli_output(session, words),
+        "stop_reason_reached_model": find_in_requests(session, words, inv["start_offset_s"] if inv else None)["reached"],
+        "cli_exit_code": session["cli"]["exit_code"],
+    }
     if inv is None:
         return "no-hook", obs
     return ("continued" if after else "halted"), obs
@@ -370,13 +399,13 @@ def sentinel_order(session: dict, words: list[str]) -> tuple[list[str], str | No
         return [], None
     for req in session["model_requests"]:
         snips = [req["sentinels"].get(w, {}).get("snippet") for w in words]
-        for w, snip in zip(words, snips):
+        for w, snip in zip(words, snips, strict=True):
             others = [o for o in words if o != w and snip and o in snip]
             if snip and others:
                 pos = sorted([w, *others], key=snip.index)
                 a, b = pos[0], pos[1]
-                between = snip[snip.index(a):snip.index(b)]
-                sep = between[between.rfind(".") + 1:] if "." in between else between[len(a):]
+                between = snip[snip.index(a) : snip.index(b)]
+                sep = between[between.rfind(".") + 1 :] if "." in between else between[len(a) :]
                 return pos, sep[-40:]
     return [], None
 
@@ -387,8 +416,9 @@ def sentinel_order(session: dict, words: list[str]) -> tuple[list[str], str | No
 def value_type(value) -> str | None:
     if value is None:
         return None
-    return {dict: "object", list: "array", str: "string", bool: "boolean",
-            int: "number", float: "number"}.get(type(value), type(value).__name__)
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def payload(session: dict):
@@ -426,9 +456,13 @@ def payload_casing(session: dict):
     """Which casing do the subject hook's payload fields use?"""
     inv = first(session, session["subject"])
     pl = inv["payload"] if inv and isinstance(inv["payload"], dict) else None
-    obs = {"hook_fired": inv is not None, "registered_as": inv["event"] if inv else None,
-           "fields": sorted(pl or {}), "tool_name": (pl or {}).get("toolName", (pl or {}).get("tool_name")),
-           "timestamp_type": value_type((pl or {}).get("timestamp"))}
+    obs = {
+        "hook_fired": inv is not None,
+        "registered_as": inv["event"] if inv else None,
+        "fields": sorted(pl or {}),
+        "tool_name": (pl or {}).get("toolName", (pl or {}).get("tool_name")),
+        "timestamp_type": value_type((pl or {}).get("timestamp")),
+    }
     if pl is None:
         return "not-recorded", obs
     return casing(pl), obs
@@ -440,12 +474,17 @@ def tool_names(session: dict):
     kinds = {}
     for r in replies:
         kinds.setdefault(r["kind"], r["tool"])
-    hooked = [i["payload"].get("toolName", i["payload"].get("tool_name")) for i in of_event(session, "pre_tool")
-              if isinstance(i["payload"], dict)]
-    obs = {"tool_by_kind": kinds, "pre_tool_names": hooked,
-           "kinds_hooked": sorted(k for k, name in kinds.items() if name in hooked),
-           "missing_kinds": sorted({(r.get("reply") or {}).get("missing_tool")
-                                    for r in session["model_requests"]} - {None})}
+    hooked = [
+        i["payload"].get("toolName", i["payload"].get("tool_name"))
+        for i in of_event(session, "pre_tool")
+        if isinstance(i["payload"], dict)
+    ]
+    obs = {
+        "tool_by_kind": kinds,
+        "pre_tool_names": hooked,
+        "kinds_hooked": sorted(k for k, name in kinds.items() if name in hooked),
+        "missing_kinds": sorted({(r.get("reply") or {}).get("missing_tool") for r in session["model_requests"]} - {None}),
+    }
     return f"{len(obs['kinds_hooked'])}-of-{len(kinds)}-hooked", obs
 
 
@@ -453,11 +492,13 @@ def fired(session: dict):
     """Is the subject hook invoked at all (matchers, config keys, config files, trust)?"""
     invs = of_event(session, session["subject"])
     stderr = session["cli"].get("stderr_tail", "") + session["cli"].get("stdout_tail", "")
-    obs = {"invocations": count(session, session["subject"]), "tool_ran": tool_ran(session),
-           "hooks_registered": [h["native"] for h in session["hooks"]],
-           "cli_mentions_hooks": sorted({ln.strip()[:200] for ln in stderr.splitlines() if "hook" in ln.lower()})[:5],
-           "other_events_fired": sorted({i["event"] for i in session["invocations"]
-                                         if i["canonical_event"] != session["subject"]})}
+    obs = {
+        "invocations": count(session, session["subject"]),
+        "tool_ran": tool_ran(session),
+        "hooks_registered": [h["native"] for h in session["hooks"]],
+        "cli_mentions_hooks": sorted({ln.strip()[:200] for ln in stderr.splitlines() if "hook" in ln.lower()})[:5],
+        "other_events_fired": sorted({i["event"] for i in session["invocations"] if i["canonical_event"] != session["subject"]}),
+    }
     return ("fired" if invs else "not-fired"), obs
 
 
@@ -466,14 +507,31 @@ def inventory(session: dict):
     registered = sorted({h["native"] for h in session["hooks"]})
     counts = {e: session["invocations_by_event"].get(e, 0) for e in registered}
     fired_ = sorted(e for e, n in counts.items() if n)
-    obs = {"counts": counts, "fired": fired_, "never_fired": sorted(e for e, n in counts.items() if not n),
-           "order": [i["event"] for i in session["invocations"]], "tool_ran": tool_ran(session)}
+    obs = {
+        "counts": counts,
+        "fired": fired_,
+        "never_fired": sorted(e for e, n in counts.items() if not n),
+        "order": [i["event"] for i in session["invocations"]],
+        "tool_ran": tool_ran(session),
+    }
     return f"{len(fired_)}-of-{len(registered)}-fired", obs
 
 
-MARKER_VARS = ("COPILOT_CLI", "COPILOT_CLI_BINARY_VERSION", "COPILOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR",
-               "CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "AI_AGENT", "COPILOT_PLUGIN_ROOT",
-               "CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "TRACEPARENT", "COPILOT_HOME", "HOME")
+MARKER_VARS = (
+    "COPILOT_CLI",
+    "COPILOT_CLI_BINARY_VERSION",
+    "COPILOT_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+    "AI_AGENT",
+    "COPILOT_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_ROOT",
+    "PLUGIN_ROOT",
+    "TRACEPARENT",
+    "COPILOT_HOME",
+    "HOME",
+)
 
 
 def env(session: dict):
@@ -481,10 +539,13 @@ def env(session: dict):
     and against the CLI's own environment, the names it lacks (stripped) and gained (added)."""
     inv = first(session, session["subject"])
     e = inv["env"] if inv else {}
-    obs = {"hook_fired": inv is not None, "env_names": sorted(e),
-           "markers": {k: (k in e) for k in MARKER_VARS},
-           "secrets_passed": sorted(k for k, v in e.items() if v == "<redacted>" or k.endswith(("_KEY", "_TOKEN"))),
-           "traceparent_in_env": any(k.lower() == "traceparent" for k in e)}
+    obs = {
+        "hook_fired": inv is not None,
+        "env_names": sorted(e),
+        "markers": {k: (k in e) for k in MARKER_VARS},
+        "secrets_passed": sorted(k for k, v in e.items() if v == "<redacted>" or k.endswith(("_KEY", "_TOKEN"))),
+        "traceparent_in_env": any(k.lower() == "traceparent" for k in e),
+    }
     cli_env = session["cli"].get("env_names")  # absent from evidence older than this field
     obs["stripped"] = sorted(set(cli_env) - set(e)) if cli_env is not None and inv else None
     obs["added"] = sorted(set(e) - set(cli_env)) if cli_env is not None and inv else None
@@ -512,13 +573,18 @@ def subagent(session: dict):
     starts, stops = of_event(session, "subagent_start"), of_event(session, "subagent_stop")
     ran = any(m["kind"] == "watched" for m in session["side_effects"])
     parts = [name for name, hit in (("start", starts), ("stop", stops), ("child-tools", child_tools)) if hit]
-    obs = {"subagent_ran": ran, "subagent_start": len(starts), "subagent_stop": len(stops),
-           "child_pre_tool": len(child_tools),
-           "subagent_start_fields": sorted(starts[0]["payload"] or {}) if starts else [],
-           "subagent_stop_fields": sorted(stops[0]["payload"] or {}) if stops else [],
-           "child_pre_tool_fields": sorted(child_tools[0]["payload"] or {}) if child_tools else [],
-           "subagent_tool": next((r["reply"]["tool"] for r in session["model_requests"]
-                                  if (r.get("reply") or {}).get("kind") == "subagent"), None)}
+    obs = {
+        "subagent_ran": ran,
+        "subagent_start": len(starts),
+        "subagent_stop": len(stops),
+        "child_pre_tool": len(child_tools),
+        "subagent_start_fields": sorted(starts[0]["payload"] or {}) if starts else [],
+        "subagent_stop_fields": sorted(stops[0]["payload"] or {}) if stops else [],
+        "child_pre_tool_fields": sorted(child_tools[0]["payload"] or {}) if child_tools else [],
+        "subagent_tool": next(
+            (r["reply"]["tool"] for r in session["model_requests"] if (r.get("reply") or {}).get("kind") == "subagent"), None
+        ),
+    }
     if not ran and not parts:
         return "no-subagent", obs
     return "+".join(parts) if parts else "no-subagent-hooks", obs
@@ -544,8 +610,7 @@ def lifecycle(session: dict):
     reasons in order, or the count of session starts and prompt submits."""
     last_start = starts(session)[-1]
     sources = [payload_field(i, "source") for i in of_event(session, "session_start")]
-    after = [payload_field(i, "source") for i in of_event(session, "session_start")
-             if i["start_offset_s"] >= last_start]
+    after = [payload_field(i, "source") for i in of_event(session, "session_start") if i["start_offset_s"] >= last_start]
     reasons = [payload_field(i, "reason") for i in of_event(session, "session_end")]
     ids = {payload_field(i, "session_id", "sessionId") for i in session["invocations"]} - {None}
     obs = {
@@ -553,8 +618,9 @@ def lifecycle(session: dict):
         "sources_after_last_start": after,
         "session_end_reasons": reasons,
         "session_ids": len(ids),
-        "counts": {e: count(session, e) for e in ("session_start", "prompt_submit", "stop", "session_end")
-                   if hook_spec(session, e)},
+        "counts": {
+            e: count(session, e) for e in ("session_start", "prompt_submit", "stop", "session_end") if hook_spec(session, e)
+        },
         "starts": len(starts(session)),
         "tool_ran": tool_ran(session),
     }
@@ -615,6 +681,5 @@ def label(classifier: str, session: dict):
     through its steps is labelled `could-not-drive`, with the step and the screen it saw."""
     failed = next((s for s in session.get("transcript") or [] if not s["ok"]), None)
     if failed:
-        return "could-not-drive", {"tty_error": f"{failed['do']}: {failed['state']}",
-                                   "screen": failed["screen"][-1500:]}
+        return "could-not-drive", {"tty_error": f"{failed['do']}: {failed['state']}", "screen": failed["screen"][-1500:]}
     return CLASSIFIERS[classifier](session)

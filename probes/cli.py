@@ -17,12 +17,14 @@ from .limits import MAX_JOBS, MAX_REPEAT, MAX_SHARDS
 
 def tabulate(*args, **kwargs) -> str:
     from tabulate import tabulate as render  # imported when a table is printed, not at start-up
+
     return render(*args, **kwargs)
 
 
 def cmd_run(args) -> int:
     """With --repeat N, N probes; --json then prints a JSON array of their records."""
     from .run import probe_repeated
+
     records, path = probe_repeated(args.spec, args.recipe, Path(args.results), args.backend, args.repeat)
     if not args.json:
         print(summary(records[-1], path))
@@ -36,8 +38,7 @@ def summary(ev, path: Path) -> str:
     version = ev.executed_version or "unknown"
     if ev.version_mismatch:
         version += f"   <-- MISMATCH: asked for {ev.requested_version}"
-    obs = ", ".join(f"{k}={_short(v)}" for k, v in ev.observations.items()
-                    if not isinstance(v, (dict, list)))
+    obs = ", ".join(f"{k}={_short(v)}" for k, v in ev.observations.items() if not isinstance(v, (dict, list)))
     rows = [
         ("agent", ev.agent),
         ("requested", ev.requested_version),
@@ -48,11 +49,17 @@ def summary(ev, path: Path) -> str:
         ("invocations", ", ".join(f"{k} {v}" for k, v in ev.invocations_by_event.items()) or "none"),
         ("model requests", ev.model_request_count),
         ("wall", f"{ev.cli.wall_s:.2f}s" + (" (budget hit)" if ev.cli.timed_out else "")),
-        *([("repeats", ", ".join(f"{o} x{n}" for o, n in ev.repeats["outcomes"].items())
-            + f" in {ev.repeats['runs']} runs")] if ev.repeats else []),
+        *(
+            [("repeats", ", ".join(f"{o} x{n}" for o, n in ev.repeats["outcomes"].items()) + f" in {ev.repeats['runs']} runs")]
+            if ev.repeats
+            else []
+        ),
         ("network", f"{ev.network} ({ev.backend})"),
-        *[("claim", f"{'agrees' if c['agrees'] else 'DISAGREES'}: {c['source']}: {c['says']}")
-          for c in ev.claims if c["agrees"] is not None],
+        *[
+            ("claim", f"{'agrees' if c['agrees'] else 'DISAGREES'}: {c['source']}: {c['says']}")
+            for c in ev.claims
+            if c["agrees"] is not None
+        ],
         ("evidence", str(path)),
     ]
     return tabulate(rows, tablefmt="plain")
@@ -64,16 +71,31 @@ def _short(v) -> str:
 
 def cmd_list(args) -> int:
     from .recipes import load_all
-    rows = [{"name": r.name, "question": r.question, "agents": r.agents,
-             "events": r.canonical_events(), "control": r.control, "control_of": r.control_of,
-             "classifier": r.classifier, "surface": r.surface, "mode": r.mode,
-             "compare_with": r.compare_with} for r in load_all().values()]
+
+    rows = [
+        {
+            "name": r.name,
+            "question": r.question,
+            "agents": r.agents,
+            "events": r.canonical_events(),
+            "control": r.control,
+            "control_of": r.control_of,
+            "classifier": r.classifier,
+            "surface": r.surface,
+            "mode": r.mode,
+            "compare_with": r.compare_with,
+        }
+        for r in load_all().values()
+    ]
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(tabulate([(r["name"], ",".join(r["agents"]), _control(r),
-                         r["question"]) for r in rows],
-                       headers=["recipe", "agents", "control", "question"]))
+        print(
+            tabulate(
+                [(r["name"], ",".join(r["agents"]), _control(r), r["question"]) for r in rows],
+                headers=["recipe", "agents", "control", "question"],
+            )
+        )
     return 0
 
 
@@ -89,14 +111,19 @@ def cmd_versions(args) -> int:
     from .bump import probed_versions
     from .install import installed_versions
     from .spec import marked, published
+
     agent = get(args.agent)
     table = marked(published(agent.package), probed_versions(Path(args.results), agent.name), installed_versions(agent))
     if args.json:
         print(json.dumps(table, indent=2))
     else:
         marks = ("latest", "probed", "cached", "prerelease", "unserved")
-        print(tabulate([(r["version"], *(m.replace("prerelease", "pre-release") if r[m] else "" for m in marks))
-                        for r in table], headers=["version", *[""] * len(marks)]))
+        print(
+            tabulate(
+                [(r["version"], *(m.replace("prerelease", "pre-release") if r[m] else "" for m in marks)) for r in table],
+                headers=["version", *[""] * len(marks)],
+            )
+        )
     return 0
 
 
@@ -116,6 +143,7 @@ def cmd_reclassify(args) -> int:
     from .evidence import Evidence, load_evidence, write_atomic
     from .limits import warn
     from .recipes import load_all
+
     recipes, changed = load_all(), 0
     results = Path(args.results)
     if not results.is_dir():
@@ -148,17 +176,20 @@ def cmd_reclassify(args) -> int:
 
 def _classifiers() -> dict[str, str]:
     from .recipes import load_all
+
     return {name: r.classifier for name, r in load_all().items()}
 
 
 def _pairs() -> dict[str, str]:
     """Extension recipe -> the command-hook recipe asking the same question."""
     from .recipes import load_all
+
     return {name: r.compare_with for name, r in load_all().items() if r.compare_with}
 
 
 def cmd_table(args) -> int:
     from . import tables
+
     results = Path(args.results)
     out = Path(args.output or results / "index.html")
     if args.format == "html" and args.output:  # refused before anything is read or written
@@ -174,8 +205,13 @@ def cmd_table(args) -> int:
         print(tables.as_json(cells), end="")
     elif args.format == "html":
         from .evidence import write_atomic
-        write_atomic(out, tables.html_page(cells, classifiers, out.parent), "table",
-                     "check --output" if args.output else "check the results directory")
+
+        write_atomic(
+            out,
+            tables.html_page(cells, classifiers, out.parent),
+            "table",
+            "check --output" if args.output else "check the results directory",
+        )
         print(out)
     else:
         print(tables.markdown(cells, classifiers, _pairs()), end="")
@@ -187,6 +223,7 @@ def cmd_table(args) -> int:
 def _split_spec(text: str):
     from .agents import AGENTS
     from .spec import parse_spec
+
     s = parse_spec(text, AGENTS)
     if s.version == "latest":
         raise InputError(f"{text}: name an exact version (see `probe versions {s.agent}`)")
@@ -195,6 +232,7 @@ def _split_spec(text: str):
 
 def cmd_diff(args) -> int:
     from . import tables
+
     a, b = _split_spec(args.a), _split_spec(args.b)
     if a.agent != b.agent:
         raise InputError(f"diff compares two versions of one agent, not {a.agent} and {b.agent}")
@@ -209,16 +247,20 @@ def cmd_diff(args) -> int:
 
 def cmd_cite(args) -> int:
     from . import tables
+
     s = _split_spec(args.spec)
     cells = tables.load(Path(args.results), s.agent, args.recipe, s.version, strict=True)
     if not cells:
-        raise InputError(f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first")
+        raise InputError(
+            f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first"
+        )
     print(tables.cite(cells[0], _classifiers().get(args.recipe)), end="")
     return 0
 
 
 def cmd_matrix(args) -> int:
     from . import matrix
+
     part = matrix.parse_shard(args.shard) if args.shard else None  # before the registry is asked
     cells = matrix.plan(args.agent, args.versions, args.recipe)
     if part:
@@ -231,6 +273,7 @@ def cmd_matrix(args) -> int:
         return 0
     Path(args.results).mkdir(parents=True, exist_ok=True)
     from .evidence import check_writable
+
     check_writable(Path(args.results))
     cells = matrix.run(cells, Path(args.results), args.jobs or matrix.default_jobs(), args.repeat)
     failed = [c for c in cells if c.status != "done"]
@@ -248,6 +291,7 @@ def cmd_bump(args) -> int:
     changed, 1 when cells failed and nothing changed, 0 otherwise."""
     from . import bump, matrix
     from .evidence import check_writable
+
     results = Path(args.results)
     if not 1 <= args.shards <= MAX_SHARDS:
         raise _Usage(f"--shards must be from 1 to {MAX_SHARDS}")
@@ -255,8 +299,9 @@ def cmd_bump(args) -> int:
     if args.plan:
         plans = bump.from_file(Path(args.plan), results, args.agent)
     elif args.agent:
-        plans = [bump.plan(a, results, args.start, args.recipe, args.prereleases, args.versions)
-                 for a in dict.fromkeys(args.agent)]
+        plans = [
+            bump.plan(a, results, args.start, args.recipe, args.prereleases, args.versions) for a in dict.fromkeys(args.agent)
+        ]
     else:
         raise _Usage("bump needs --agent or --plan")
     if part:
@@ -264,12 +309,14 @@ def cmd_bump(args) -> int:
             p.cells = matrix.shard(p.cells, *part)
     if args.dry_run:
         if args.json:
-            print(json.dumps({"plans": [p.summary() for p in plans],
-                              "matrix": bump.github_matrix(plans, args.shards)}, indent=2))
+            print(json.dumps({"plans": [p.summary() for p in plans], "matrix": bump.github_matrix(plans, args.shards)}, indent=2))
         else:
-            print(tabulate([(p.agent, p.start, p.baseline or "-", ", ".join(p.versions) or "-", len(p.cells),
-                             p.already) for p in plans],
-                           headers=["agent", "after", "baseline", "new versions", "cells to run", "already probed"]))
+            print(
+                tabulate(
+                    [(p.agent, p.start, p.baseline or "-", ", ".join(p.versions) or "-", len(p.cells), p.already) for p in plans],
+                    headers=["agent", "after", "baseline", "new versions", "cells to run", "already probed"],
+                )
+            )
         return 0
     if any(p.cells for p in plans) and not args.report_only:
         results.mkdir(parents=True, exist_ok=True)
@@ -297,6 +344,7 @@ def cmd_bump(args) -> int:
 
 def cmd_merge(args) -> int:
     from .merge import merge
+
     if "" in args.dirs:
         raise _Usage("merge DIR: a directory, not ''")
     written, same = merge([Path(d) for d in args.dirs], Path(args.results), args.replace)
@@ -334,13 +382,19 @@ def parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=cmd_matrix)
 
-    b = sub.add_parser("bump", help="probe the releases newer than the newest probed one; report what changed",
-                       description="Probe each agent's releases newer than the newest probed one (or --from), "
-                                   "then compare each with the release before it. Exit 3 when a verdict "
-                                   "changed, 1 when cells failed and none changed, 0 otherwise.")
+    b = sub.add_parser(
+        "bump",
+        help="probe the releases newer than the newest probed one; report what changed",
+        description="Probe each agent's releases newer than the newest probed one (or --from), "
+        "then compare each with the release before it. Exit 3 when a verdict "
+        "changed, 1 when cells failed and none changed, 0 otherwise.",
+    )
     b.add_argument("--agent", action="append", help="repeat for several agents")
-    b.add_argument("--plan", metavar="FILE", help="the output of `bump --dry-run --json`: probe and report "
-                                                 "exactly its versions (with --agent, only those agents')")
+    b.add_argument(
+        "--plan",
+        metavar="FILE",
+        help="the output of `bump --dry-run --json`: probe and report exactly its versions (with --agent, only those agents')",
+    )
     b.add_argument("--from", dest="start", metavar="VERSION", help="probe versions newer than this one")
     b.add_argument("--versions", help="exactly these (LIST or RANGE) instead of every newer release")
     b.add_argument("--recipe", default="all", help="a recipe name, or all (default)")
@@ -351,8 +405,11 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--shard", metavar="I/N", help="run only slice I of N of the cells (a CI job's share)")
     b.add_argument("--shards", type=int, default=1, help="with --dry-run --json: split each agent's cells into N CI jobs")
     b.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
-    b.add_argument("--report-only", action="store_true",
-                   help="report from the evidence in --results, run nothing; missing cells count as failed")
+    b.add_argument(
+        "--report-only",
+        action="store_true",
+        help="report from the evidence in --results, run nothing; missing cells count as failed",
+    )
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bump)
 

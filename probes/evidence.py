@@ -149,6 +149,7 @@ def check_writable(results: Path) -> None:
         probe = probe.parent
     if not os.access(probe, os.W_OK | os.X_OK) or not probe.is_dir():
         from .errors import InputError
+
         raise InputError(f"results directory {results} is not writable: choose another with --results")
 
 
@@ -157,10 +158,12 @@ def load_evidence(path: Path, follow: bool = True) -> dict:
     bounded depth, the Evidence schema, the claims and repeats the tables read), or
     InputError naming the file."""
     from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
+
     try:
         data = read_bounded(path, EVIDENCE_MAX_BYTES, follow)
     except BadFile as e:
         from .errors import InputError
+
         raise InputError(f"{path}: not an evidence record ({e})") from None
     return parse_evidence(path, data)
 
@@ -171,18 +174,24 @@ def parse_evidence(path: Path, data: bytes) -> dict:
 
     from .errors import InputError
     from .limits import BadFile, parse_json
+
     try:
         record = parse_json(data)
         if not isinstance(record, dict):
             raise BadFile(f"a JSON {type(record).__name__}, not an object")
         Evidence.model_validate(record)
         for c in record["claims"]:
-            if not (isinstance(c, dict) and isinstance(c.get("source"), str) and isinstance(c.get("says"), str)
-                    and c.get("agrees") in (True, False, None)):
+            if not (
+                isinstance(c, dict)
+                and isinstance(c.get("source"), str)
+                and isinstance(c.get("says"), str)
+                and c.get("agrees") in (True, False, None)
+            ):
                 raise BadFile("claims: each needs source, says and agrees")
         runs = record.get("repeats")
-        if runs is not None and not (isinstance(runs.get("outcomes"), dict) and
-                                     all(isinstance(n, int) for n in runs["outcomes"].values())):
+        if runs is not None and not (
+            isinstance(runs.get("outcomes"), dict) and all(isinstance(n, int) for n in runs["outcomes"].values())
+        ):
             raise BadFile("repeats: outcomes must map labels to counts")
     except ValidationError as e:
         err = e.errors()[0]

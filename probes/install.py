@@ -63,11 +63,12 @@ def install(agent, version: str) -> Path:
 
 def _npm_install(package: str, version: str, staging: Path) -> None:
     staging.mkdir(parents=True)
-    cmd = [npm(), "install", "--prefix", str(staging), "--no-audit", "--no-fund",
-           "--loglevel=error", f"{package}@{version}"]
+    cmd = [npm(), "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"npm install {package}@{version} took over {INSTALL_TIMEOUT_S}s: check the registry and retry") from None
+        raise HarnessError(
+            f"npm install {package}@{version} took over {INSTALL_TIMEOUT_S}s: check the registry and retry"
+        ) from None
     if proc.returncode != 0:
         raise HarnessError(f"npm install {package}@{version} failed ({npm_error(proc.stderr)}): check the registry and retry")

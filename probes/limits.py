@@ -115,6 +115,7 @@ def bounded_loader() -> type:
                 return super().compose_node(parent, index)
             finally:
                 self.depth -= 1
+
     return BoundedLoader
 
 

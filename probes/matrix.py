@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import install, spec
-from .agents import AGENTS, get as get_agent
+from .agents import AGENTS
+from .agents import get as get_agent
 from .errors import InputError, ProbeError
 from .limits import MAX_SHARDS
 from .recipes import load_all, pick
@@ -40,7 +41,7 @@ def select_versions(agent, selector: str, prereleases: bool = False) -> list[str
         n = selector.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise InputError(f"--versions {selector}: expected latest:N with N >= 1")
-        return releases[-int(n):]
+        return releases[-int(n) :]
     if ".." in selector:
         lo, _, hi = selector.partition("..")
         hi = pub.latest if hi == "latest" else hi
@@ -121,6 +122,7 @@ def shard(cells: list[Cell], index: int, count: int) -> list[Cell]:
 
 def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
     from .run import probe_repeated
+
     try:
         records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat)
         cell.status, cell.outcome, cell.evidence = "done", records[-1].outcome, str(path)
@@ -148,8 +150,7 @@ def run(cells: list[Cell], results: Path, jobs: int, repeat: int = 1) -> list[Ce
             report(c)
     done = [c for c in cells if c.status == "failed"]
     # A worker ends with the matrix that started it, even when that one is SIGKILLed.
-    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent,
-                             initargs=(signal.SIGKILL, os.getpid())) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(signal.SIGKILL, os.getpid())) as pool:
         futures = [pool.submit(_run_cell, c, str(results), repeat) for c in todo]
         for f in as_completed(futures):
             done.append(f.result())
@@ -163,6 +164,7 @@ def _progress(total: int):
     """A live bar on a terminal (tqdm), plain lines otherwise."""
     if sys.stderr.isatty():
         from tqdm import tqdm
+
         bar = tqdm(total=total, unit="cell", file=sys.stderr)
 
         def report(cell):
@@ -171,14 +173,19 @@ def _progress(total: int):
                 return
             bar.set_postfix_str(f"{cell.spec} {cell.recipe}: {cell.outcome or 'failed'}", refresh=False)
             bar.update(1)
+
         return report
     n = [0]
 
     def report(cell):
         if cell is not None:
             n[0] += 1
-            print(f"[{n[0]}/{total}] {cell.spec} {cell.recipe}: {cell.outcome or 'FAILED: ' + str(cell.reason)}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[{n[0]}/{total}] {cell.spec} {cell.recipe}: {cell.outcome or 'FAILED: ' + str(cell.reason)}",
+                file=sys.stderr,
+                flush=True,
+            )
+
     return report
 
 

@@ -52,16 +52,20 @@ def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, 
     for tree in sources:
         for rel, data in records(tree).items():
             if rel in chosen and chosen[rel][1] != data:
-                raise InputError(f"conflicting records for {_cell(rel)}: {describe(*chosen[rel])} and "
-                                 f"{describe(tree / rel, data)}; drop one of them and merge again")
+                raise InputError(
+                    f"conflicting records for {_cell(rel)}: {describe(*chosen[rel])} and "
+                    f"{describe(tree / rel, data)}; drop one of them and merge again"
+                )
             chosen[rel] = (tree / rel, data)
     existing = records(dest) if dest.is_dir() else {}
     same = {rel for rel, (_, data) in chosen.items() if existing.get(rel) == data}
     clash = sorted(rel for rel in chosen if rel in existing and rel not in same)
     if clash and not replace:
-        raise InputError(f"{dest} already holds a different record for {_cell(clash[0])}"
-                         f"{f' and {len(clash) - 1} more cell(s)' if len(clash) > 1 else ''}: "
-                         f"{describe(dest / clash[0], existing[clash[0]])}; pass --replace to let the merged records win")
+        raise InputError(
+            f"{dest} already holds a different record for {_cell(clash[0])}"
+            f"{f' and {len(clash) - 1} more cell(s)' if len(clash) > 1 else ''}: "
+            f"{describe(dest / clash[0], existing[clash[0]])}; pass --replace to let the merged records win"
+        )
     dest.mkdir(parents=True, exist_ok=True)
     check_writable(dest)
     for rel, (_, data) in chosen.items():

@@ -29,8 +29,18 @@ TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
 # Variables that make a program load code or files from outside the run (the dynamic
 # loader, Node and Python module paths, shell start-up files) or move it out of its private
 # home: a recipe must not set them. No shipped recipe does.
-ENV_DENIED = ("PATH", "HOME", "NODE_OPTIONS", "NODE_PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
-              "PYTHONUSERBASE", "BASH_ENV", "ENV")
+ENV_DENIED = (
+    "PATH",
+    "HOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONUSERBASE",
+    "BASH_ENV",
+    "ENV",
+)
 ENV_DENIED_PREFIXES = ("LD_", "DYLD_")
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
 
@@ -58,8 +68,10 @@ def _env_ok(env: dict) -> dict:
         if not ENV_NAME_RE.fullmatch(name):
             raise ValueError(f"{name!r} is not an environment variable name")
         if name in ENV_DENIED or name.startswith(ENV_DENIED_PREFIXES):
-            raise ValueError(f"a recipe may not set {name}: loader, module-path and home variables would load "
-                             f"code or files from outside the run (LD_*, DYLD_*, {', '.join(ENV_DENIED)})")
+            raise ValueError(
+                f"a recipe may not set {name}: loader, module-path and home variables would load "
+                f"code or files from outside the run (LD_*, DYLD_*, {', '.join(ENV_DENIED)})"
+            )
         if value is not None and "\0" in value:
             raise ValueError(f"{name} contains a NUL character")
     return env
@@ -191,7 +203,9 @@ class Recipe(Strict):
     prompt: str = "Run the probe step."
     hooks: list[Hook]
     turns: list[Step] = Field(default_factory=lambda: [Step(tool="shell"), Step(text="done")])
-    subagent_turns: list[Step] = Field(default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")])
+    subagent_turns: list[Step] = Field(
+        default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")]
+    )
     budget_s: float = Field(20.0, gt=0, le=600)  # the session is cut here; the longest shipped is 60
     env: dict[str, str | None] | dict[str, dict[str, str | None]] = Field(default_factory=dict)  # CLI env changes (None unsets)
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
@@ -228,6 +242,7 @@ class Recipe(Strict):
         if (self.control is None) == (self.control_of is None):
             raise ValueError("a recipe names its `control`, or is a control and names `control_of`")
         from .classify import CLASSIFIERS
+
         if self.classifier not in CLASSIFIERS:
             raise ValueError(f"unknown classifier {self.classifier!r}; known: {', '.join(CLASSIFIERS)}")
         if self.subject is not None and self.subject not in CANONICAL_EVENTS:
@@ -239,7 +254,7 @@ class Recipe(Strict):
             raise ValueError("`session` is for `mode: interactive`")
         wrong = COMMAND_ONLY if self.surface == "extension" else EXTENSION_ONLY
         for hook in self.hooks:
-            for b in (hook.behavior.values() if isinstance(hook.behavior, dict) else [hook.behavior]):
+            for b in hook.behavior.values() if isinstance(hook.behavior, dict) else [hook.behavior]:
                 used = sorted(set(wrong) & b.model_fields_set)
                 if used:
                     raise ValueError(f"{', '.join(used)}: not for {self.surface} hooks")
@@ -281,8 +296,9 @@ def load_file(path: Path) -> Recipe:
     nul = _nul_at(data)
     if nul is not None:
         line = yaml_line(node, nul)
-        raise InputError(f"invalid recipe {path}{f':{line}' if line else ''}: "
-                         f"{'.'.join(map(str, nul)) or 'recipe'}: contains a NUL character")
+        raise InputError(
+            f"invalid recipe {path}{f':{line}' if line else ''}: {'.'.join(map(str, nul)) or 'recipe'}: contains a NUL character"
+        )
     try:
         recipe = Recipe(**data)
     except ValidationError as e:
@@ -355,15 +371,19 @@ def recipe_files() -> list[Path]:
     files = sorted(p for p in recipes_dir().glob("*.yaml") if not p.name.startswith("."))
     for p in files:
         if not NAME_RE.fullmatch(p.stem):
-            raise InputError(f"invalid recipe {p}: a recipe file is named NAME.yaml, NAME lower-case "
-                             f"words joined by '-' (at most {NAME_MAX} characters)")
+            raise InputError(
+                f"invalid recipe {p}: a recipe file is named NAME.yaml, NAME lower-case "
+                f"words joined by '-' (at most {NAME_MAX} characters)"
+            )
     return files
 
 
 def get(name: str) -> Recipe:
     if not NAME_RE.fullmatch(name):
-        raise InputError(f"unknown recipe {name[:100]!r}: recipe names are lower-case words joined by '-' "
-                         f"(at most {NAME_MAX} characters); see `probe list`")
+        raise InputError(
+            f"unknown recipe {name[:100]!r}: recipe names are lower-case words joined by '-' "
+            f"(at most {NAME_MAX} characters); see `probe list`"
+        )
     path = recipes_dir() / f"{name}.yaml"
     if not path.exists():
         known = ", ".join(p.stem for p in recipe_files())

@@ -15,7 +15,8 @@ SECRET_VALUE = re.compile(
     r"|(?<![A-Za-z])sk-(?:ant-)?[A-Za-z0-9_-]{8,}"  # OpenAI / Anthropic keys, not "desk-..."
     r"|xox[abposr]-[A-Za-z0-9-]{8,}"  # Slack
     r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*"  # JWT
-    r")")
+    r")"
+)
 MIN_KNOWN_SECRET = 6  # shorter values are too likely to occur by chance in other text
 
 
@@ -26,8 +27,9 @@ def secret_name(name: str) -> bool:
 def known_secrets(*envs: dict) -> set[str]:
     """Values of secret-named variables, and their encoded forms: scrubbed wherever else
     they appear."""
-    values = {v for env in envs for k, v in (env or {}).items()
-              if secret_name(k) and isinstance(v, str) and len(v) >= MIN_KNOWN_SECRET}
+    values = {
+        v for env in envs for k, v in (env or {}).items() if secret_name(k) and isinstance(v, str) and len(v) >= MIN_KNOWN_SECRET
+    }
     return {form for v in values for form in encoded(v)}
 
 
@@ -51,8 +53,10 @@ def redact_text(text: str, secrets: set[str] = frozenset()) -> str:
 
 
 def redact_env(env: dict, secrets: set[str] = frozenset()) -> dict:
-    return {k: (REDACTED if secret_name(k) or SECRET_VALUE.search(v or "") else redact_text(v, secrets))
-            for k, v in sorted((env or {}).items())}
+    return {
+        k: (REDACTED if secret_name(k) or SECRET_VALUE.search(v or "") else redact_text(v, secrets))
+        for k, v in sorted((env or {}).items())
+    }
 
 
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -66,8 +70,10 @@ def redact(value, secrets: set[str] = frozenset()):
     if isinstance(value, list):
         return [redact(v, secrets) for v in value]
     if isinstance(value, dict):
-        return {redact_text(str(k), secrets): (
-                    REDACTED if ENV_NAME.match(str(k)) and secret_name(str(k)) and v not in (None, "")
-                    else redact(v, secrets))
-                for k, v in value.items()}
+        return {
+            redact_text(str(k), secrets): (
+                REDACTED if ENV_NAME.match(str(k)) and secret_name(str(k)) and v not in (None, "") else redact(v, secrets)
+            )
+            for k, v in value.items()
+        }
     return value

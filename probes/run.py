@@ -1,7 +1,7 @@
 """One probe, from spec to evidence:
 
-    resolve -> install -> workspace, hooks, plan -> backend (model server + CLI)
-            -> collect -> scrub (redact, stable paths) -> classify -> evidence -> write
+resolve -> install -> workspace, hooks, plan -> backend (model server + CLI)
+        -> collect -> scrub (redact, stable paths) -> classify -> evidence -> write
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 import uuid
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from . import __version__, install, limits, recipes, rundirs, spec
@@ -24,8 +24,7 @@ from .backends import BACKENDS
 from .claims import judge
 from .classify import SENTINEL_RE, hook_texts, label
 from .errors import HarnessError, InputError
-from .evidence import (CliRun, Evidence, Invocation, ModelRequest, check_writable,
-                       evidence_path, write_atomic)
+from .evidence import CliRun, Evidence, Invocation, ModelRequest, check_writable, evidence_path, write_atomic
 from .redact import known_secrets, redact, redact_env
 
 RUNNER_FILES = ("runner.py", "model.py", "hook.py", "terminal.py", "jail.py")
@@ -55,7 +54,7 @@ class RunDirs:
 def iso(t: float | None) -> str | None:
     if t is None:
         return None
-    return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # ---------------------------------------------------------------- resolve and install
@@ -85,9 +84,11 @@ def workspace(run: RunDirs) -> None:
     """A fresh git repository with one commit, as a user's project would be."""
     env = {"PATH": BASE_PATH, "HOME": str(run.home), "GIT_CONFIG_NOSYSTEM": "1"}
     (run.workspace / "README.md").write_text("probe workspace\n")
-    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
-                ["git", "-c", "user.name=probe", "-c", "user.email=probe@localhost",
-                 "commit", "-q", "-m", "probe workspace"]):
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.name=probe", "-c", "user.email=probe@localhost", "commit", "-q", "-m", "probe workspace"],
+    ):
         subprocess.run(cmd, cwd=run.workspace, env=env, check=True, capture_output=True)
 
 
@@ -113,16 +114,19 @@ def register_hooks(agent, recipe, run: RunDirs, python: str) -> tuple[list[Regis
         key = f"{n}-{hook.event}"
         behavior = recipes.pick(hook.behavior, agent.name) or recipes.Behavior()
         command = "" if extension else hook_command(python, run.bin / "hook.py", key)
-        regs.append(Registration(key, native, command, hook.timeout_s, recipes.pick(hook.matcher, agent.name),
-                                 recipes.pick(hook.raw, agent.name)))
-        sidecar[key] = {"event": native, "canonical": hook.event,
-                        "behavior": behavior.model_dump(exclude_defaults=True)}
+        regs.append(
+            Registration(
+                key, native, command, hook.timeout_s, recipes.pick(hook.matcher, agent.name), recipes.pick(hook.raw, agent.name)
+            )
+        )
+        sidecar[key] = {"event": native, "canonical": hook.event, "behavior": behavior.model_dump(exclude_defaults=True)}
     if extension:
         handlers = {sidecar[r.key]["event"]: {"key": r.key, **sidecar[r.key]} for r in regs}
         if len(handlers) < len(regs):
             raise InputError(f"recipe {recipe.name!r}: an extension has one handler per event")
-        loading = agent.write_extension(run.home, Path(__file__).parent / "runner" / "extension.mjs",
-                                        {"records": str(run.records), "hooks": handlers})
+        loading = agent.write_extension(
+            run.home, Path(__file__).parent / "runner" / "extension.mjs", {"records": str(run.records), "hooks": handlers}
+        )
         return regs, sidecar, loading
     (run.bin / "hook.json").write_text(json.dumps({"records": str(run.records), "hooks": sidecar}))
     writer = AGENTS["claude"] if recipe.config_location == "claude-settings" else agent
@@ -163,18 +167,20 @@ def script(turns) -> list[dict]:
 
 def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str, extra_env: dict | None = None) -> dict:
     env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
-    env.update({
-        "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
-        "HOME": str(run.home),
-        "TMPDIR": str(run.tmp),
-        "XDG_CONFIG_HOME": str(run.home / ".config"),
-        "XDG_CACHE_HOME": str(run.home / ".cache"),
-        "XDG_DATA_HOME": str(run.home / ".local" / "share"),
-        "XDG_STATE_HOME": str(run.home / ".local" / "state"),
-        "TERM": "dumb",
-        "NO_COLOR": "1",
-        "GIT_CONFIG_NOSYSTEM": "1",
-    })
+    env.update(
+        {
+            "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
+            "HOME": str(run.home),
+            "TMPDIR": str(run.tmp),
+            "XDG_CONFIG_HOME": str(run.home / ".config"),
+            "XDG_CACHE_HOME": str(run.home / ".cache"),
+            "XDG_DATA_HOME": str(run.home / ".local" / "share"),
+            "XDG_STATE_HOME": str(run.home / ".local" / "state"),
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+    )
     env.update(agent.session_env(prefix, run.home))
     env.update(extra_env or {})
     cwd = run.workspace / (recipe.cwd or "")
@@ -183,7 +189,9 @@ def plan(agent, prefix: Path, recipe, run: RunDirs, node_dir: str, extra_env: di
     env.update(recipes.pick(recipe.env, agent.name) or {})
     return {
         **(interactive or {}),
-        "argv": interactive["interactive"]["steps"][0]["argv"] if interactive else agent.argv(prefix, recipe.prompt, recipe.permissive),
+        "argv": interactive["interactive"]["steps"][0]["argv"]
+        if interactive
+        else agent.argv(prefix, recipe.prompt, recipe.permissive),
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
         "budget_s": recipe.budget_s,
@@ -210,10 +218,12 @@ def jail_spec(run: RunDirs, prefix: Path, node_dir: str) -> dict:
     probes/runner/jail.py); a backend without a private mount namespace drops it."""
     home = os.path.expanduser("~")
     hide = [*HIDDEN, *([home] if home not in ("/", "") else [])]
-    return {"writable": [str(run.root)],
-            "owned": [str(d) for d in (run.workspace, run.home, run.tmp, run.records)],
-            "keep": [str(prefix), node_dir, sys.prefix, sys.base_prefix],
-            "hide": list(dict.fromkeys(hide))}
+    return {
+        "writable": [str(run.root)],
+        "owned": [str(d) for d in (run.workspace, run.home, run.tmp, run.records)],
+        "keep": [str(prefix), node_dir, sys.prefix, sys.base_prefix],
+        "hide": list(dict.fromkeys(hide)),
+    }
 
 
 TTY_SIZE = (40, 120)  # rows, columns of an interactive session's terminal
@@ -242,9 +252,16 @@ def terminal_plan(agent, prefix: Path, recipe, run: RunDirs, cwd: str, env: dict
         else:
             steps.append({"do": "start", "argv": argv + (agent.tty["resume"] if action.start == "resume" else [])})
     rows, cols = TTY_SIZE
-    return {"interactive": {"steps": steps, "markers": agent.tty["markers"], "rows": rows, "cols": cols,
-                            "ready_timeout_s": TTY_READY_TIMEOUT_S},
-            "prompt_scripts": scripts}
+    return {
+        "interactive": {
+            "steps": steps,
+            "markers": agent.tty["markers"],
+            "rows": rows,
+            "cols": cols,
+            "ready_timeout_s": TTY_READY_TIMEOUT_S,
+        },
+        "prompt_scripts": scripts,
+    }
 
 
 # ---------------------------------------------------------------- collect
@@ -272,8 +289,7 @@ def session_file(path: Path, limit: int) -> bytes:
 def read_jsonl(path: Path) -> list[dict]:
     if not path.exists():
         return []
-    return [json.loads(line) for line in limits.decode(session_file(path, SESSION_FILE_MAX)).splitlines()
-            if line.strip()]
+    return [json.loads(line) for line in limits.decode(session_file(path, SESSION_FILE_MAX)).splitlines() if line.strip()]
 
 
 def relative(path: str, root: Path) -> str:
@@ -308,56 +324,63 @@ def collect_invocations(run: RunDirs, sidecar: dict, result: dict) -> list[dict]
         if rec.get("grandchild_pid"):
             g = rec["grandchild_pid"]
             gd = deaths.get(g)
-            gc = {"pid": g, "alive_at_cli_exit": g in left,
-                  "died_offset_s": round(gd - t0, 3) if gd and g not in left else None,
-                  "killed_by": "harness" if g in left else ("cli" if gd else None)}
+            gc = {
+                "pid": g,
+                "alive_at_cli_exit": g in left,
+                "died_offset_s": round(gd - t0, 3) if gd and g not in left else None,
+                "killed_by": "harness" if g in left else ("cli" if gd else None),
+            }
         ended = rec.get("ended_at") if killed_by is None else None
         gone = ended or died
-        out.append({
-            "event": rec["event"],
-            "canonical_event": sidecar.get(rec["key"], {}).get("canonical", rec["event"]),
-            "key": rec["key"],
-            "payload": rec.get("payload"),
-            "stdin_raw": rec.get("stdin_raw"),
-            "stdin_eof": rec.get("stdin_eof"),
-            "argv": rec["argv"],
-            "cwd": rec["cwd"],
-            "cwd_relative": relative(rec["cwd"], run.workspace),
-            "config_index": int(rec["key"].split("-")[0]) if rec["key"][:1].isdigit() else None,
-            "env": rec["env"],
-            "pid": pid,
-            "started_at": iso(rec["started_at"]),
-            "start_offset_s": round(rec["started_at"] - t0, 3),
-            "ended_at": iso(ended),
-            "gone_offset_s": round(gone - t0, 3) if gone else None,
-            "duration_s": round(gone - rec["started_at"], 3) if gone else None,
-            "exit_code": rec.get("exit_code") if killed_by is None else None,
-            "killed_by_signal": signal_name,
-            "killed_by": killed_by,
-            "signals_received": [s["signal"] for s in rec.get("signals", [])],
-            "first_signal_offset_s": (round(rec["signals"][0]["at"] - t0, 3) if rec.get("signals") else None),
-            "output": rec.get("output"),
-            "stderr": rec.get("stderr"),
-            "grandchild": gc,
-            "surface": rec.get("surface", "command"),
-            "extension_result": rec.get("extension_result"),
-            "error": rec.get("error"),
-        })
+        out.append(
+            {
+                "event": rec["event"],
+                "canonical_event": sidecar.get(rec["key"], {}).get("canonical", rec["event"]),
+                "key": rec["key"],
+                "payload": rec.get("payload"),
+                "stdin_raw": rec.get("stdin_raw"),
+                "stdin_eof": rec.get("stdin_eof"),
+                "argv": rec["argv"],
+                "cwd": rec["cwd"],
+                "cwd_relative": relative(rec["cwd"], run.workspace),
+                "config_index": int(rec["key"].split("-")[0]) if rec["key"][:1].isdigit() else None,
+                "env": rec["env"],
+                "pid": pid,
+                "started_at": iso(rec["started_at"]),
+                "start_offset_s": round(rec["started_at"] - t0, 3),
+                "ended_at": iso(ended),
+                "gone_offset_s": round(gone - t0, 3) if gone else None,
+                "duration_s": round(gone - rec["started_at"], 3) if gone else None,
+                "exit_code": rec.get("exit_code") if killed_by is None else None,
+                "killed_by_signal": signal_name,
+                "killed_by": killed_by,
+                "signals_received": [s["signal"] for s in rec.get("signals", [])],
+                "first_signal_offset_s": (round(rec["signals"][0]["at"] - t0, 3) if rec.get("signals") else None),
+                "output": rec.get("output"),
+                "stderr": rec.get("stderr"),
+                "grandchild": gc,
+                "surface": rec.get("surface", "command"),
+                "extension_result": rec.get("extension_result"),
+                "error": rec.get("error"),
+            }
+        )
     return out
 
 
 def collect_side_effects(recipe, cwd: Path, t0: float) -> list[dict]:
     """The files the scripted steps left (and the recipe's watched files), timed by their
     mtime: the tool ran then. A view step leaves nothing; a file it reads is not proof."""
-    wanted = [(i, step.tool, marker_path(step, i)) for i, step in enumerate(recipe.turns)
-              if step.tool in ("shell", "create_file", "edit_file")]
+    wanted = [
+        (i, step.tool, marker_path(step, i))
+        for i, step in enumerate(recipe.turns)
+        if step.tool in ("shell", "create_file", "edit_file")
+    ]
     wanted += [(None, "watched", rel) for rel in recipe.watch_files]
     out = []
     for step, kind, rel in wanted:
         p = cwd / rel
         if p.exists() and (kind != "edit_file" or "edited" in p.read_text(errors="replace")):
-            out.append({"step": step, "kind": kind, "path": rel,
-                        "offset_s": round(p.stat().st_mtime_ns / 1e9 - t0, 3)})
+            out.append({"step": step, "kind": kind, "path": rel, "offset_s": round(p.stat().st_mtime_ns / 1e9 - t0, 3)})
     return out
 
 
@@ -375,24 +398,40 @@ def collect_requests(path: Path, t0: float, phrases: list[str]) -> list[dict]:
                 f["roles"].add(m["role"])
                 f["verbatim"] = f["verbatim"] or any(word in p and p in m["text"] for p in phrases)
                 if f["snippet"] is None:
-                    f["snippet"] = m["text"][max(0, match.start() - 80):match.start() + 400]
-        out.append({"seq": r["seq"], "offset_s": round(r["t"] - t0, 3), "method": r["method"],
-                    "path": r["path"], "model": r.get("model"), "user_agent": r.get("user_agent", ""),
-                    "tools": r["tools"], "reply": r.get("reply"),
-                    "sentinels": {w: {**f, "roles": sorted(f["roles"])} for w, f in sorted(found.items())},
-                    "message_count": len(r["messages"]),
-                    "messages": [{"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
-                                 for m in sample(r["messages"], MESSAGES_KEPT)]})
+                    f["snippet"] = m["text"][max(0, match.start() - 80) : match.start() + 400]
+        out.append(
+            {
+                "seq": r["seq"],
+                "offset_s": round(r["t"] - t0, 3),
+                "method": r["method"],
+                "path": r["path"],
+                "model": r.get("model"),
+                "user_agent": r.get("user_agent", ""),
+                "tools": r["tools"],
+                "reply": r.get("reply"),
+                "sentinels": {w: {**f, "roles": sorted(f["roles"])} for w, f in sorted(found.items())},
+                "message_count": len(r["messages"]),
+                "messages": [
+                    {"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
+                    for m in sample(r["messages"], MESSAGES_KEPT)
+                ],
+            }
+        )
     return out
 
 
 def cli_record(plan_: dict, result: dict) -> dict:
-    return {"argv": [Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
-            "exit_code": result["exit_code"], "exit_signal": result["exit_signal"],
-            "wall_s": result["wall_s"], "timed_out": result["timed_out"],
-            "budget_s": plan_["budget_s"], "env_names": sorted({*plan_["env"], "PROBE_RUN_ID"}),
-            "stdout_tail": tail(Path(plan_["stdout"])),
-            "stderr_tail": tail(Path(plan_["stderr"]))}
+    return {
+        "argv": [Path(plan_["argv"][0]).name, *plan_["argv"][1:]],
+        "exit_code": result["exit_code"],
+        "exit_signal": result["exit_signal"],
+        "wall_s": result["wall_s"],
+        "timed_out": result["timed_out"],
+        "budget_s": plan_["budget_s"],
+        "env_names": sorted({*plan_["env"], "PROBE_RUN_ID"}),
+        "stdout_tail": tail(Path(plan_["stdout"])),
+        "stderr_tail": tail(Path(plan_["stderr"])),
+    }
 
 
 def tail(path: Path) -> str:
@@ -406,9 +445,22 @@ def tail(path: Path) -> str:
 # ---------------------------------------------------------------- evidence
 
 
-def build_evidence(agent, requested: str, version: str, recipe, backend: str, network: str,
-                   plan_: dict, result: dict, session: dict, outcome: str, observations: dict,
-                   secrets: set[str], home: Path, route: str | None = None) -> Evidence:
+def build_evidence(
+    agent,
+    requested: str,
+    version: str,
+    recipe,
+    backend: str,
+    network: str,
+    plan_: dict,
+    result: dict,
+    session: dict,
+    outcome: str,
+    observations: dict,
+    secrets: set[str],
+    home: Path,
+    route: str | None = None,
+) -> Evidence:
     invocations, requests = session["invocations"], session["model_requests"]
     executed, source = agent.executed_version(invocations, requests, home)
     ev = Evidence(
@@ -423,8 +475,11 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         control_of=recipe.control_of,
         backend=backend,
         network=network,
-        isolation={"network": network, "filesystem": result.get("jail", {}).get("filesystem", "host"),
-                   "user": result.get("jail", {}).get("user", "caller")},
+        isolation={
+            "network": network,
+            "filesystem": result.get("jail", {}).get("filesystem", "host"),
+            "user": result.get("jail", {}).get("user", "caller"),
+        },
         harness_version=__version__,
         started_at=iso(result["started_at"]),
         platform=f"{platform.system()}-{platform.machine()}",
@@ -447,8 +502,7 @@ def build_evidence(agent, requested: str, version: str, recipe, backend: str, ne
         cli=CliRun(**session["cli"]),
         cli_cwd=session["cli_cwd"],
         image=result.get("image_id"),
-        cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]),
-                 "killed_by_harness": len(result["harness_killed"])},
+        cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]), "killed_by_harness": len(result["harness_killed"])},
     )
     # The session was scrubbed already; one more pass over everything that will be written
     # (the CLI's argv, output tails) so no credential can leave this function.
@@ -467,22 +521,28 @@ def scrub(session: dict, secrets: set[str], stable_paths: dict[str, str]) -> dic
     return redact(data, secrets)
 
 
-def collect(recipe, run: RunDirs, regs, sidecar: dict, plan_: dict, result: dict,
-            prefix: Path) -> tuple[dict, set[str]]:
+def collect(recipe, run: RunDirs, regs, sidecar: dict, plan_: dict, result: dict, prefix: Path) -> tuple[dict, set[str]]:
     """What the session left behind, shaped as the evidence record's parts and scrubbed, and
     the secret values seen (scrubbed from anything else written)."""
     t0 = result["started_at"]
-    hooks = [{"canonical": sidecar[r.key]["canonical"], "native": r.native,
-              "timeout_s": r.timeout_s, "matcher": r.matcher, "raw": r.raw,
-              "behavior": sidecar[r.key]["behavior"]} for r in regs]
+    hooks = [
+        {
+            "canonical": sidecar[r.key]["canonical"],
+            "native": r.native,
+            "timeout_s": r.timeout_s,
+            "matcher": r.matcher,
+            "raw": r.raw,
+            "behavior": sidecar[r.key]["behavior"],
+        }
+        for r in regs
+    ]
     session = {
         "subject": recipe.subject_event(),
         "cli_cwd": recipe.cwd or ".",
         "hooks": hooks,
         "cli": cli_record(plan_, result),
         "invocations": collect_invocations(run, sidecar, result),
-        "model_requests": collect_requests(Path(plan_["model_log"]), t0,
-                                           [t for h in hooks for t in hook_texts(h)]),
+        "model_requests": collect_requests(Path(plan_["model_log"]), t0, [t for h in hooks for t in hook_texts(h)]),
         "side_effects": collect_side_effects(recipe, Path(plan_["cwd"]), t0),
         "transcript": (result.get("tty") or {}).get("steps"),
     }
@@ -493,20 +553,23 @@ def collect(recipe, run: RunDirs, regs, sidecar: dict, plan_: dict, result: dict
     return scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"}), secrets
 
 
-def probe_repeated(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local",
-                   repeat: int = 1) -> tuple[list[Evidence], Path]:
+def probe_repeated(
+    spec_text: str, recipe_name: str, results: Path, backend_name: str = "local", repeat: int = 1
+) -> tuple[list[Evidence], Path]:
     """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
     records = [probe(spec_text, recipe_name, results, backend_name, write=False)[0] for _ in range(repeat)]
     if repeat > 1:
-        records[-1] = records[-1].model_copy(update={"repeats": {
-            "runs": repeat, "outcomes": dict(sorted(Counter(r.outcome for r in records).items()))}})
+        records[-1] = records[-1].model_copy(
+            update={"repeats": {"runs": repeat, "outcomes": dict(sorted(Counter(r.outcome for r in records).items()))}}
+        )
     path = evidence_path(results, records[-1])
     write_atomic(path, records[-1].to_json())
     return records, path
 
 
-def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "local",
-          write: bool = True) -> tuple[Evidence, Path]:
+def probe(
+    spec_text: str, recipe_name: str, results: Path, backend_name: str = "local", write: bool = True
+) -> tuple[Evidence, Path]:
     agent, requested, version = resolve(spec_text)
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
@@ -524,8 +587,22 @@ def probe(spec_text: str, recipe_name: str, results: Path, backend_name: str = "
         result, network = backend.run(run.root, plan_)
         session, secrets = collect(recipe, run, regs, sidecar, plan_, result, prefix)
         outcome, observations = label(recipe.classifier, session)
-        ev = build_evidence(agent, requested, version, recipe, backend.name, network, plan_,
-                            result, session, outcome, observations, secrets, run.home, loading.get("route"))
+        ev = build_evidence(
+            agent,
+            requested,
+            version,
+            recipe,
+            backend.name,
+            network,
+            plan_,
+            result,
+            session,
+            outcome,
+            observations,
+            secrets,
+            run.home,
+            loading.get("route"),
+        )
     path = evidence_path(results, ev)
     if write:
         write_atomic(path, ev.to_json())

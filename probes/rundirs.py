@@ -28,6 +28,7 @@ UNLOCKED_GRACE_S = 600  # a directory without a lock (an older harness's, or one
 
 def remove(path: Path) -> None:
     """Remove a run directory, even one whose session made parts of it unwritable."""
+
     def make_writable(_func, p, _exc) -> None:
         with contextlib.suppress(OSError):
             parent = os.path.dirname(p)
@@ -37,6 +38,7 @@ def remove(path: Path) -> None:
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 os.unlink(p)
+
     shutil.rmtree(path, onerror=make_writable)
 
 

@@ -12,8 +12,9 @@ from .errors import HarnessError, InputError
 
 # Matched whole (fullmatch: `$` would let a trailing newline through) and ASCII-only (`\d`
 # would take full-width and other Unicode digits); bounded, as a version becomes a path.
-SPEC_RE = re.compile(r"(?P<agent>[a-z][a-z0-9-]{0,31})@(?P<version>latest|\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.]{1,64})?)",
-                     re.ASCII)
+SPEC_RE = re.compile(
+    r"(?P<agent>[a-z][a-z0-9-]{0,31})@(?P<version>latest|\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.]{1,64})?)", re.ASCII
+)
 REGISTRY_TIMEOUT_S = 60
 
 
@@ -65,10 +66,16 @@ class Published:
 def published(package: str) -> Published:
     """Ask the registry npm is configured for (so proxies and CA settings apply)."""
     try:
-        proc = subprocess.run([npm(), "view", package, "versions", "dist-tags", "time", "--json", "--fetch-retries=1"],
-                              capture_output=True, text=True, timeout=REGISTRY_TIMEOUT_S)
+        proc = subprocess.run(
+            [npm(), "view", package, "versions", "dist-tags", "time", "--json", "--fetch-retries=1"],
+            capture_output=True,
+            text=True,
+            timeout=REGISTRY_TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired:
-        raise HarnessError(f"npm registry did not answer within {REGISTRY_TIMEOUT_S}s for {package}: check network or npm config registry") from None
+        raise HarnessError(
+            f"npm registry did not answer within {REGISTRY_TIMEOUT_S}s for {package}: check network or npm config registry"
+        ) from None
     if proc.returncode != 0:
         raise HarnessError(f"npm view {package} failed ({npm_error(proc.stderr)}): check network or npm config registry")
     try:
@@ -76,8 +83,10 @@ def published(package: str) -> Published:
         ever = [v for v in data.get("time", {}) if v not in ("created", "modified")]
         return Published(list(data["versions"]), data["dist-tags"]["latest"], ever)
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
-        raise HarnessError(f"npm view {package} answered something that is not a package's versions "
-                           f"({type(e).__name__}): check npm config registry") from None
+        raise HarnessError(
+            f"npm view {package} answered something that is not a package's versions "
+            f"({type(e).__name__}): check npm config registry"
+        ) from None
 
 
 def semver_key(v: str) -> tuple:
@@ -118,6 +127,14 @@ def marked(pub: Published, probed: list[str], cached: list[str]) -> list[dict]:
     the registry, so it cannot be installed again."""
     served = set(pub.versions)
     every = served | set(pub.ever) | set(probed) | set(cached)
-    return [{"version": v, "latest": v == pub.latest, "probed": v in probed, "cached": v in cached,
-             "prerelease": is_prerelease(v), "unserved": v not in served}
-            for v in sorted(every, key=semver_key)]
+    return [
+        {
+            "version": v,
+            "latest": v == pub.latest,
+            "probed": v in probed,
+            "cached": v in cached,
+            "prerelease": is_prerelease(v),
+            "unserved": v not in served,
+        }
+        for v in sorted(every, key=semver_key)
+    ]

@@ -1,8 +1,14 @@
 from probes.claims import judge
 from probes.recipes import Claim
 
-CLAIM = Claim(source="copilot changelog 1.0.72", says="bounded after 8 blocks", agent="copilot",
-              since="1.0.72", outcome="bounded", observation={"stop_hook_active_later": ["True"]})
+CLAIM = Claim(
+    source="copilot changelog 1.0.72",
+    says="bounded after 8 blocks",
+    agent="copilot",
+    since="1.0.72",
+    outcome="bounded",
+    observation={"stop_hook_active_later": ["True"]},
+)
 
 
 def test_a_claim_agrees_when_outcome_and_observations_match():

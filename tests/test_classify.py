@@ -86,8 +86,10 @@ def test_decision_reason_is_read_off_requests_after_the_hook():
     assert classify(early, "exit2-pretool")[1]["reason_reached_model"] is False
 
 
-@pytest.mark.parametrize("agent, version, args_type", [
-    ("copilot", "1.0.80", "string"), ("copilot", "1.0.92", "object"), ("claude", "2.1.328", "object")])
+@pytest.mark.parametrize(
+    "agent, version, args_type",
+    [("copilot", "1.0.80", "string"), ("copilot", "1.0.92", "object"), ("claude", "2.1.328", "object")],
+)
 def test_payload_tool_args_type(agent, version, args_type):
     outcome, obs = classify(session(fixture(agent, version, "payload-pretool")), "payload-pretool")
     assert outcome == "recorded" and obs["tool_args_type"] == args_type

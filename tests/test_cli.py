@@ -11,16 +11,19 @@ from probes.cli import main
 from .conftest import probe_cmd
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "copilot@1.0", "hang-pretool"], "malformed spec 'copilot@1.0'"),
-    (["run", "gemini@1.0.0", "hang-pretool"], "unknown agent 'gemini'"),
-    (["run", "copilot@1.0.92;touch /tmp/x", "hang-pretool"], "malformed spec"),
-    (["run", "copilot@1.0.92", "no-such-recipe"], "unknown recipe 'no-such-recipe'"),
-    (["run", "copilot@1.0.92", "hang-pretool", "--repeat", "0"], "--repeat must be from 1 to 100"),
-    (["run", "copilot@1.0.92"], "the following arguments are required"),
-    (["frobnicate"], "invalid choice"),
-    (["versions", "gemini"], "unknown agent 'gemini'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "copilot@1.0", "hang-pretool"], "malformed spec 'copilot@1.0'"),
+        (["run", "gemini@1.0.0", "hang-pretool"], "unknown agent 'gemini'"),
+        (["run", "copilot@1.0.92;touch /tmp/x", "hang-pretool"], "malformed spec"),
+        (["run", "copilot@1.0.92", "no-such-recipe"], "unknown recipe 'no-such-recipe'"),
+        (["run", "copilot@1.0.92", "hang-pretool", "--repeat", "0"], "--repeat must be from 1 to 100"),
+        (["run", "copilot@1.0.92"], "the following arguments are required"),
+        (["frobnicate"], "invalid choice"),
+        (["versions", "gemini"], "unknown agent 'gemini'"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(args) == 2
@@ -34,6 +37,7 @@ def test_unwritable_results_is_an_input_error(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("")
     from probes import run
+
     with pytest.raises(Exception) as e:
         run.check_writable(blocker / "results")
     assert e.value.exit_code == 2 and "not writable" in str(e.value)
@@ -52,9 +56,10 @@ def test_list_json_names_events_and_controls():
 def test_summary_shows_mismatch_loudly():
     from probes.cli import summary
     from probes.evidence import Evidence
+
     from .test_classify import fixture
-    ev = Evidence(**{**fixture("copilot", "1.0.92", "hang-pretool"), "requested_version": "1.0.57",
-                     "version_mismatch": True})
+
+    ev = Evidence(**{**fixture("copilot", "1.0.92", "hang-pretool"), "requested_version": "1.0.57", "version_mismatch": True})
     text = summary(ev, "results/x.json")
     assert "MISMATCH: asked for 1.0.57" in text and "fail-open" in text
 
@@ -62,11 +67,13 @@ def test_summary_shows_mismatch_loudly():
 def test_invalid_recipe_file_names_file_and_line(tmp_path, monkeypatch, capsys):
     import shutil
     from pathlib import Path
+
     recipes = tmp_path / "recipes"
     shutil.copytree(Path(__file__).parent.parent / "recipes", recipes)
     (recipes / "hang-pretool.yaml").write_text(
         "name: hang-pretool\nquestion: q\nagents: [copilot]\nclassifier: pretool-liveness\n"
-        "control: hang-pretool-control\nhooks:\n  - event: pre_tool\n    behavior: {hang: maybe}\n")
+        "control: hang-pretool-control\nhooks:\n  - event: pre_tool\n    behavior: {hang: maybe}\n"
+    )
     monkeypatch.setenv("PROBE_RECIPES", str(recipes))
     monkeypatch.chdir(tmp_path)
     assert main(["run", "copilot@1.0.92", "hang-pretool"]) == 2
@@ -82,9 +89,14 @@ def test_missing_npm_is_one_line(path_dirs, message, tmp_path):
     import os
     import subprocess
     import sys
+
     env = {**os.environ, "PATH": "/nonexistent", "PROBE_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "probes.cli", "run", "copilot@1.0.92", "hang-pretool",
-                           "--results", str(tmp_path / "r")], env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "probes.cli", "run", "copilot@1.0.92", "hang-pretool", "--results", str(tmp_path / "r")],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and proc.stderr == f"probe: {message}: install Node.js and npm (https://nodejs.org) and retry\n"
     assert not (tmp_path / "r").exists()
 
@@ -93,9 +105,15 @@ def test_unreachable_registry_is_one_line_exit_1(tmp_path):
     import os
     import subprocess
     import sys
+
     env = {**os.environ, "npm_config_registry": "http://127.0.0.1:9/", "PROBE_CACHE": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "probes.cli", "run", "copilot@1.0.92", "hang-pretool",
-                           "--results", str(tmp_path / "r")], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "probes.cli", "run", "copilot@1.0.92", "hang-pretool", "--results", str(tmp_path / "r")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "npm view @github/copilot failed (npm error code ECONNREFUSED)" in proc.stderr
     assert not (tmp_path / "r").exists()

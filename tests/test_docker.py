@@ -24,6 +24,7 @@ CORE = ("hang-pretool", "crash-pretool", "exit2-pretool", "payload-pretool")
 def engine():
     try:
         import docker
+
         client = docker.from_env()
         client.ping()
     except Exception as e:
@@ -59,11 +60,30 @@ def containers(engine, pid: int) -> list:
 
 
 def test_interrupted_run_leaves_no_container(engine, real_tools, tmp_path):
-    assert probe("run", CLAUDE, "hang-pretool-control", "--backend", "docker", "--results",
-                 str(tmp_path / "warm"), timeout=900).returncode == 0  # the image exists
-    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", "run", CLAUDE, "hang-pretool", "--backend",
-                             "docker", "--results", str(tmp_path / "results")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert (
+        probe(
+            "run", CLAUDE, "hang-pretool-control", "--backend", "docker", "--results", str(tmp_path / "warm"), timeout=900
+        ).returncode
+        == 0
+    )  # the image exists
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "probes.cli",
+            "run",
+            CLAUDE,
+            "hang-pretool",
+            "--backend",
+            "docker",
+            "--results",
+            str(tmp_path / "results"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.time() + 60
     while not containers(engine, proc.pid):
         assert time.time() < deadline, "no container started"
@@ -92,15 +112,18 @@ def harness_image(engine, tmp_path_factory):
     """The top-level Dockerfile, built as a user without a registry builds it (README of
     containers/): on PROBE_BASE_IMAGE, with the host's CA bundle as containers/ca.crt."""
     import shutil
+
     from probes.backends.docker import ca_bundle
+
     root = Path(__file__).parent.parent
     ctx = tmp_path_factory.mktemp("harness-context") / "src"
     shutil.copytree(root, ctx, ignore=shutil.ignore_patterns(".git", ".venv", "results", "__pycache__", "*.egg-info"))
     if ca_bundle():
         shutil.copy(ca_bundle(), ctx / "containers" / "ca.crt")
     base = os.environ.get("PROBE_BASE_IMAGE", "node:22-bookworm-slim")
-    image, _ = engine.images.build(path=str(ctx), tag=HARNESS_TAG, network_mode="host", rm=True, forcerm=True,
-                                   buildargs={"BASE_IMAGE": base})
+    image, _ = engine.images.build(
+        path=str(ctx), tag=HARNESS_TAG, network_mode="host", rm=True, forcerm=True, buildargs={"BASE_IMAGE": base}
+    )
     return image
 
 
@@ -108,14 +131,19 @@ def test_harness_image_runs_probe(engine, harness_image, real_tools, tmp_path):
     """`probe` inside its own image: the catalog is there, and a probe runs and gives the
     committed verdict (the CLI cache is mounted at the same path, so nothing is downloaded)."""
     from probes.install import cache_root
+
     out = engine.containers.run(HARNESS_TAG, ["list", "--json"], remove=True)
     assert len(json.loads(out)) == len(list((Path(__file__).parent.parent / "recipes").glob("*.yaml")))
     cache = cache_root()
     cache.mkdir(parents=True, exist_ok=True)
     out = engine.containers.run(
-        HARNESS_TAG, ["run", COPILOT, "payload-pretool", "--json"], remove=True, network_mode="host",
+        HARNESS_TAG,
+        ["run", COPILOT, "payload-pretool", "--json"],
+        remove=True,
+        network_mode="host",
         environment={"PROBE_CACHE": str(cache)},
-        volumes={str(cache): {"bind": str(cache), "mode": "rw"}, str(tmp_path): {"bind": "/src/results", "mode": "rw"}})
+        volumes={str(cache): {"bind": str(cache), "mode": "rw"}, str(tmp_path): {"bind": "/src/results", "mode": "rw"}},
+    )
     ev = json.loads(out)
     agent, version = COPILOT.split("@")
     local = json.loads((RESULTS / agent / version / "payload-pretool.json").read_text())

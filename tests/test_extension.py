@@ -36,8 +36,15 @@ def test_throwing_and_exiting_handlers_fail_open(run_probe):
 def test_extension_env_strips_provider_credentials_but_not_gh_token(run_probe):
     ev = run_probe(COPILOT, "ext-env-pretool")
     obs = ev["observations"]
-    assert {"GITHUB_TOKEN", "COPILOT_GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY",
-            "COPILOT_PROVIDER_API_KEY", "COPILOT_PROVIDER_BASE_URL", "COPILOT_OFFLINE"} <= set(obs["stripped"])
+    assert {
+        "GITHUB_TOKEN",
+        "COPILOT_GITHUB_TOKEN",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "COPILOT_PROVIDER_API_KEY",
+        "COPILOT_PROVIDER_BASE_URL",
+        "COPILOT_OFFLINE",
+    } <= set(obs["stripped"])
     assert "GH_TOKEN" in obs["secrets_passed"] and ev["invocations"][0]["env"]["GH_TOKEN"] == "<redacted>"
     assert {"SESSION_ID", "EXTENSION_PATH", "COPILOT_SDK_PATH"} <= set(obs["added"])
 

@@ -35,8 +35,16 @@ def probe(*args: str, cwd: Path, env: dict | None = None, timeout: float = 60, p
     """`probe ARGS` as a user runs it, in `cwd`, with at most 1 GiB of address space."""
     full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     full.pop("PROBE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "probes.cli", *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, timeout=timeout, preexec_fn=preexec, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "probes.cli", *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=preexec,
+        check=False,
+    )
 
 
 def one_line(proc, code: int, *wanted: str) -> str:
@@ -71,8 +79,7 @@ def env(tmp_path):
     binary = tmp_path / "cache" / "cli" / agent / version / "node_modules" / ".bin" / agent
     binary.parent.mkdir(parents=True)
     binary.write_text("")
-    return {"PROBE_RECIPES": str(recipes), "PROBE_CACHE": str(tmp_path / "cache"),
-            "npm_config_registry": "http://127.0.0.1:9/"}
+    return {"PROBE_RECIPES": str(recipes), "PROBE_CACHE": str(tmp_path / "cache"), "npm_config_registry": "http://127.0.0.1:9/"}
 
 
 @pytest.fixture
@@ -98,7 +105,8 @@ HEAD = "name: {name}\nquestion: q\nagents: [claude]\nclassifier: payload\ncontro
 
 
 LAUGHS = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'] + [
-    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]" for i in range(8)]
+    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]" for i in range(8)
+]
 
 
 @pytest.mark.parametrize("where", ["raw", "stdout"])
@@ -111,34 +119,49 @@ def test_billion_laughs_is_refused_when_the_recipe_loads(tmp_path, env, where):
     before = snapshot(tmp_path)
     for args in (["list"], ["run", SPEC, "laughs"]):
         t0 = time.monotonic()
-        one_line(probe(*args, cwd=tmp_path, env=env, timeout=30), 2, f"invalid recipe {path}:",
-                 "anchors and aliases (&, *) are not allowed")
+        one_line(
+            probe(*args, cwd=tmp_path, env=env, timeout=30),
+            2,
+            f"invalid recipe {path}:",
+            "anchors and aliases (&, *) are not allowed",
+        )
         assert time.monotonic() - t0 < 20
     assert snapshot(tmp_path) == before
 
 
 def test_deeply_nested_yaml_is_one_line(tmp_path, env):
-    path = recipe_file(env, "deep", HEAD.format(name="deep") + "hooks:\n  - event: pre_tool\n    raw: "
-                       + "[" * 100_000 + "]" * 100_000 + "\n")
+    path = recipe_file(
+        env, "deep", HEAD.format(name="deep") + "hooks:\n  - event: pre_tool\n    raw: " + "[" * 100_000 + "]" * 100_000 + "\n"
+    )
     for args in (["list"], ["run", SPEC, "deep"]):
         one_line(probe(*args, cwd=tmp_path, env=env, timeout=30), 2, f"invalid recipe {path}:8: nested deeper than 32")
 
 
 def test_a_huge_recipe_is_refused_by_its_size(tmp_path, env):
-    path = recipe_file(env, "huge", HEAD.format(name="huge") + "hooks:\n  - event: pre_tool\n    behavior: {stdout: \""
-                       + "x" * 30_000_000 + "\"}\n")
+    path = recipe_file(
+        env,
+        "huge",
+        HEAD.format(name="huge") + 'hooks:\n  - event: pre_tool\n    behavior: {stdout: "' + "x" * 30_000_000 + '"}\n',
+    )
     t0 = time.monotonic()
-    one_line(probe("list", cwd=tmp_path, env=env, timeout=30), 2, f"invalid recipe {path}: 30000",
-             f"over the limit of {limits.RECIPE_MAX_BYTES}")
+    one_line(
+        probe("list", cwd=tmp_path, env=env, timeout=30),
+        2,
+        f"invalid recipe {path}: 30000",
+        f"over the limit of {limits.RECIPE_MAX_BYTES}",
+    )
     assert time.monotonic() - t0 < 10
 
 
-@pytest.mark.parametrize("text, message", [
-    ("x: !!python/object:os.system {}\n", "could not determine a constructor"),  # safe YAML only
-    ("n: " + "1" * 5000 + "\n", "invalid recipe"),  # an integer too long to convert
-    ("- 1\n", "expected a mapping at the top"),
-    ("\xff", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x: !!python/object:os.system {}\n", "could not determine a constructor"),  # safe YAML only
+        ("n: " + "1" * 5000 + "\n", "invalid recipe"),  # an integer too long to convert
+        ("- 1\n", "expected a mapping at the top"),
+        ("\xff", "not UTF-8"),
+    ],
+)
 def test_odd_yaml_is_one_line(tmp_path, env, text, message):
     path = Path(env["PROBE_RECIPES"]) / "odd.yaml"
     path.write_bytes(text.encode("latin-1") if text == "\xff" else text.encode())
@@ -179,28 +202,40 @@ def test_a_300_character_recipe_name_is_one_line(tmp_path, env):
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.parametrize("extra, line, message", [
-    ("cwd: /etc\n", 6, "cwd '/etc' must be relative to the workspace"),
-    ("cwd: src/../../x\n", 6, "cwd 'src/../../x' climbs out of the workspace"),
-    ('cwd: "a\\0b"\n', 6, "cwd: contains a NUL character"),
-    ("turns: [{tool: create_file, path: /tmp/pwned}, {text: done}]\n", 6,
-     "turns.0.path: Value error, path '/tmp/pwned' must be relative"),
-    ("turns: [{tool: view_file, path: ~/.ssh/id_rsa}, {text: done}]\n", 6, "must be relative"),
-    ("subagent_turns: [{tool: edit_file, path: ../../x}, {text: done}]\n", 6,
-     "subagent_turns.0.path: Value error, path '../../x' climbs out"),
-    ("mode: interactive\nsession: [{prompt: p, turns: [{tool: view_file, path: /etc/shadow}, {text: d}]}]\n", 7,
-     "session.0.turns.0.path"),
-    ("watch_files: [a.txt, ../../etc/passwd]\n", 6, "watched file '../../etc/passwd' climbs out"),
-    ("env: {LD_PRELOAD: /tmp/x.so}\n", 6, "a recipe may not set LD_PRELOAD"),
-    ("env: {DYLD_INSERT_LIBRARIES: /tmp/x.dylib}\n", 6, "a recipe may not set DYLD_INSERT_LIBRARIES"),
-    ("env: {claude: {NODE_OPTIONS: --require=/tmp/x.js}}\n", 6, "a recipe may not set NODE_OPTIONS"),
-    ("env: {PATH: /tmp}\n", 6, "a recipe may not set PATH"),
-    ("env: {HOME: /root}\n", 6, "a recipe may not set HOME"),
-    ("env: {PYTHONPATH: /tmp}\n", 6, "a recipe may not set PYTHONPATH"),
-    ('env: {"A=B": x}\n', 6, "'A=B' is not an environment variable name"),
-    ('prompt: "run\\0this"\n', 6, "prompt: contains a NUL character"),
-    ("budget_s: 1000000\n", 6, "budget_s"),
-])
+@pytest.mark.parametrize(
+    "extra, line, message",
+    [
+        ("cwd: /etc\n", 6, "cwd '/etc' must be relative to the workspace"),
+        ("cwd: src/../../x\n", 6, "cwd 'src/../../x' climbs out of the workspace"),
+        ('cwd: "a\\0b"\n', 6, "cwd: contains a NUL character"),
+        (
+            "turns: [{tool: create_file, path: /tmp/pwned}, {text: done}]\n",
+            6,
+            "turns.0.path: Value error, path '/tmp/pwned' must be relative",
+        ),
+        ("turns: [{tool: view_file, path: ~/.ssh/id_rsa}, {text: done}]\n", 6, "must be relative"),
+        (
+            "subagent_turns: [{tool: edit_file, path: ../../x}, {text: done}]\n",
+            6,
+            "subagent_turns.0.path: Value error, path '../../x' climbs out",
+        ),
+        (
+            "mode: interactive\nsession: [{prompt: p, turns: [{tool: view_file, path: /etc/shadow}, {text: d}]}]\n",
+            7,
+            "session.0.turns.0.path",
+        ),
+        ("watch_files: [a.txt, ../../etc/passwd]\n", 6, "watched file '../../etc/passwd' climbs out"),
+        ("env: {LD_PRELOAD: /tmp/x.so}\n", 6, "a recipe may not set LD_PRELOAD"),
+        ("env: {DYLD_INSERT_LIBRARIES: /tmp/x.dylib}\n", 6, "a recipe may not set DYLD_INSERT_LIBRARIES"),
+        ("env: {claude: {NODE_OPTIONS: --require=/tmp/x.js}}\n", 6, "a recipe may not set NODE_OPTIONS"),
+        ("env: {PATH: /tmp}\n", 6, "a recipe may not set PATH"),
+        ("env: {HOME: /root}\n", 6, "a recipe may not set HOME"),
+        ("env: {PYTHONPATH: /tmp}\n", 6, "a recipe may not set PYTHONPATH"),
+        ('env: {"A=B": x}\n', 6, "'A=B' is not an environment variable name"),
+        ('prompt: "run\\0this"\n', 6, "prompt: contains a NUL character"),
+        ("budget_s: 1000000\n", 6, "budget_s"),
+    ],
+)
 def test_recipe_paths_and_env_are_checked_with_file_and_line(tmp_path, env, extra, line, message):
     path = recipe_file(env, "bad", HEAD.format(name="bad") + extra + "hooks: [{event: pre_tool}]\n")
     for args in (["list"], ["run", SPEC, "bad"]):
@@ -210,40 +245,60 @@ def test_recipe_paths_and_env_are_checked_with_file_and_line(tmp_path, env, extr
 
 def test_paths_that_stay_inside_are_accepted(tmp_path, env, monkeypatch):
     from probes.recipes import load_file
-    path = recipe_file(env, "fine", HEAD.format(name="fine") + "cwd: src/./app/../lib\nwatch_files: [out/x.txt]\n"
-                       "turns: [{tool: create_file, path: sub/../made.txt}, {text: done}]\n"
-                       "env: {COPILOT_ALLOW_ALL: null, GITHUB_TOKEN: fake, LANG: C}\nhooks: [{event: pre_tool}]\n")
+
+    path = recipe_file(
+        env,
+        "fine",
+        HEAD.format(name="fine") + "cwd: src/./app/../lib\nwatch_files: [out/x.txt]\n"
+        "turns: [{tool: create_file, path: sub/../made.txt}, {text: done}]\n"
+        "env: {COPILOT_ALLOW_ALL: null, GITHUB_TOKEN: fake, LANG: C}\nhooks: [{event: pre_tool}]\n",
+    )
     assert load_file(path).cwd == "src/./app/../lib"
 
 
 # ---------------------------------------------------------------- arguments
 
 
-@pytest.mark.parametrize("args, message", [
-    (["matrix", "--agent", "claude", "--versions", "2.1.328", "--shard", "1/300000000", "--dry-run"], "at most 1000 shards"),
-    (["matrix", "--agent", "claude", "--versions", "2.1.328", "--shard", "1/１", "--dry-run"], "expected I/N"),
-    (["matrix", "--agent", "claude", "--versions", "2.1.328", "--shard", "1/2\n", "--dry-run"], "expected I/N"),
-    (["bump", "--agent", "claude", "--shards", "300000000", "--dry-run", "--json"], "--shards must be from 1 to 1000"),
-    (["bump", "--agent", "claude", "--shard", "1/99999999999999999999", "--dry-run"], "expected I/N"),
-    (["run", SPEC, "hang-pretool", "--repeat", "1000000"], "--repeat must be from 1 to 100"),
-    (["matrix", "--agent", "claude", "--versions", "2.1.328", "--jobs", "100000"], "--jobs must be from 1 to 64"),
-    (["matrix", "--agent", "claude", "--versions", "2.1.328", "--repeat", "1000"], "--repeat must be from 1 to 100"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--shard", "1/300000000", "--dry-run"], "at most 1000 shards"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--shard", "1/１", "--dry-run"], "expected I/N"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--shard", "1/2\n", "--dry-run"], "expected I/N"),
+        (["bump", "--agent", "claude", "--shards", "300000000", "--dry-run", "--json"], "--shards must be from 1 to 1000"),
+        (["bump", "--agent", "claude", "--shard", "1/99999999999999999999", "--dry-run"], "expected I/N"),
+        (["run", SPEC, "hang-pretool", "--repeat", "1000000"], "--repeat must be from 1 to 100"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--jobs", "100000"], "--jobs must be from 1 to 64"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--repeat", "1000"], "--repeat must be from 1 to 100"),
+    ],
+)
 def test_counts_are_bounded(tmp_path, env, args, message):
     t0 = time.monotonic()
     one_line(probe(*args, cwd=tmp_path, env=env, timeout=30), 2, message)
     assert time.monotonic() - t0 < 20 and sorted(p.name for p in tmp_path.iterdir()) == ["cache", "recipes"]
 
 
-@pytest.mark.parametrize("text", [f"{SPEC}\n", "claude@２.1.328", "claude@2.1.３28", f" {SPEC}", f"{SPEC}-" + "x" * 300,
-                                  "claude@" + "1" * 300 + ".0.0"])
+@pytest.mark.parametrize(
+    "text",
+    [f"{SPEC}\n", "claude@２.1.328", "claude@2.1.３28", f" {SPEC}", f"{SPEC}-" + "x" * 300, "claude@" + "1" * 300 + ".0.0"],
+)
 def test_a_spec_is_matched_whole_and_in_ascii(tmp_path, env, text):
     line = one_line(probe("run", text, "hang-pretool", cwd=tmp_path, env=env), 2, "malformed spec")
     assert "not published" not in line and len(line) < 300
 
 
-@pytest.mark.parametrize("args", [["run", SPEC, "hang-pretool"], ["table"], ["merge", "elsewhere"], ["diff", SPEC, NEXT],
-                                  ["cite", SPEC, "hang-pretool"], ["reclassify"], ["versions", "claude"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", SPEC, "hang-pretool"],
+        ["table"],
+        ["merge", "elsewhere"],
+        ["diff", SPEC, NEXT],
+        ["cite", SPEC, "hang-pretool"],
+        ["reclassify"],
+        ["versions", "claude"],
+    ],
+)
 def test_empty_results_is_refused(tmp_path, env, args):
     one_line(probe(*args, "--results", "", cwd=tmp_path, env=env), 2, "--results needs a directory, not ''")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "recipes"]
@@ -295,9 +350,20 @@ def _warned(proc, path: Path, why: str) -> None:
     assert proc.stderr.startswith(f"probe: warning: skipping {path}: not an evidence record (") and why in proc.stderr
 
 
-@pytest.mark.parametrize("args, kind", [(["table"], k) for k in sorted(CORRUPT)] + [
-    (args, k) for args in (["table", "--format", "html"], ["table", "--format", "json"], ["diff", SPEC, NEXT],
-                           ["diff", SPEC, NEXT, "--json"]) for k in SOME])
+@pytest.mark.parametrize(
+    "args, kind",
+    [(["table"], k) for k in sorted(CORRUPT)]
+    + [
+        (args, k)
+        for args in (
+            ["table", "--format", "html"],
+            ["table", "--format", "json"],
+            ["diff", SPEC, NEXT],
+            ["diff", SPEC, NEXT, "--json"],
+        )
+        for k in SOME
+    ],
+)
 def test_corrupt_evidence_is_skipped_and_the_rest_renders(tmp_path, env, results, args, kind):
     path, why = spoil(results, kind)
     proc = probe(*args, "--results", "results", cwd=tmp_path, env=env, timeout=60)
@@ -315,8 +381,12 @@ def test_corrupt_evidence_is_skipped_and_the_rest_renders(tmp_path, env, results
 def test_cite_refuses_a_corrupt_record_by_name(tmp_path, env, results, kind):
     path, why = spoil(results, kind)
     before = snapshot(tmp_path)
-    one_line(probe("cite", SPEC, "hang-pretool", "--results", "results", cwd=tmp_path, env=env), 2,
-             f"probe: {path}: not an evidence record (", why)
+    one_line(
+        probe("cite", SPEC, "hang-pretool", "--results", "results", cwd=tmp_path, env=env),
+        2,
+        f"probe: {path}: not an evidence record (",
+        why,
+    )
     proc = probe("cite", NEXT, "hang-pretool", "--results", "results", cwd=tmp_path, env=env)
     assert proc.returncode == 0 and proc.stderr == "" and "Measured fact" in proc.stdout  # other cells still cite
     assert snapshot(tmp_path) == before
@@ -342,6 +412,7 @@ def test_probed_versions_skip_a_corrupt_record(results, capsys):
 
 def test_bump_runs_a_corrupt_cell_again(results, monkeypatch):
     from probes import matrix, spec
+
     monkeypatch.setattr(spec, "published", lambda package: spec.Published(["2.1.327", "2.1.328", "2.1.329"], "2.1.329"))
     (results / "claude" / "2.1.329" / "hang-pretool.json").write_text("[]")
     plan = bump.plan("claude", results, "2.1.328", "hang-pretool")
@@ -352,28 +423,38 @@ def test_bump_runs_a_corrupt_cell_again(results, monkeypatch):
 # ---------------------------------------------------------------- merge
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p.symlink_to("/dev/zero"), "a symlink, not a regular file"),
-    (lambda p: os.mkfifo(p), "not a regular file"),
-    (lambda p: p.mkdir(), "not a regular file"),
-    (lambda p: p.write_bytes(b"\0" * (limits.EVIDENCE_MAX_BYTES + 1)), "over the limit"),
-    (lambda p: p.symlink_to(ROOT / "results" / "claude" / "2.1.328" / "hang-pretool.json"), "a symlink"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p.symlink_to("/dev/zero"), "a symlink, not a regular file"),
+        (lambda p: os.mkfifo(p), "not a regular file"),
+        (lambda p: p.mkdir(), "not a regular file"),
+        (lambda p: p.write_bytes(b"\0" * (limits.EVIDENCE_MAX_BYTES + 1)), "over the limit"),
+        (lambda p: p.symlink_to(ROOT / "results" / "claude" / "2.1.328" / "hang-pretool.json"), "a symlink"),
+    ],
+)
 def test_merge_reads_only_regular_files_inside_the_shard(tmp_path, env, make, message):
     shard = tmp_path / "shard" / "claude" / "2.1.328"
     shard.mkdir(parents=True)
     make(shard / "hang-pretool.json")
     t0 = time.monotonic()
-    one_line(probe("merge", "shard", "--results", "merged", cwd=tmp_path, env=env, timeout=30), 2,
-             "shard/claude/2.1.328/hang-pretool.json: not an evidence record (", message)
+    one_line(
+        probe("merge", "shard", "--results", "merged", cwd=tmp_path, env=env, timeout=30),
+        2,
+        "shard/claude/2.1.328/hang-pretool.json: not an evidence record (",
+        message,
+    )
     assert time.monotonic() - t0 < 20 and not (tmp_path / "merged").exists()
 
 
 def test_merge_refuses_a_symlinked_directory(tmp_path, env):
     (tmp_path / "shard" / "claude").mkdir(parents=True)
     (tmp_path / "shard" / "claude" / "2.1.328").symlink_to(ROOT / "results" / "claude" / "2.1.328")
-    one_line(probe("merge", "shard", "--results", "merged", cwd=tmp_path, env=env), 2,
-             "shard/claude/2.1.328: a symlink, not a directory of the tree")
+    one_line(
+        probe("merge", "shard", "--results", "merged", cwd=tmp_path, env=env),
+        2,
+        "shard/claude/2.1.328: a symlink, not a directory of the tree",
+    )
     assert not (tmp_path / "merged").exists()
 
 
@@ -384,8 +465,11 @@ def test_merge_names_a_corrupt_file_of_the_destination(tmp_path, env, results):
     shutil.copy(ROOT / "results" / "claude" / "2.1.328" / "hang-pretool.json", shard)
     (results / "claude" / "2.1.328" / "hang-pretool.json").unlink()
     before = snapshot(tmp_path)
-    one_line(probe("merge", "shard", "--results", "results", cwd=tmp_path, env=env), 2,
-             "results/claude/2.1.329/crash-pretool.json: not an evidence record (not JSON")
+    one_line(
+        probe("merge", "shard", "--results", "results", cwd=tmp_path, env=env),
+        2,
+        "results/claude/2.1.329/crash-pretool.json: not an evidence record (not JSON",
+    )
     assert snapshot(tmp_path) == before
 
 
@@ -399,12 +483,12 @@ def test_merge_into_a_file_is_one_line(tmp_path, env, results):
 # ---------------------------------------------------------------- tables: output, atomic writes
 
 
-@pytest.mark.parametrize("output, message", [(".", "--output . is a directory"),
-                                             ("missing/x.html", "--output missing/x.html: no directory missing")])
+@pytest.mark.parametrize(
+    "output, message", [(".", "--output . is a directory"), ("missing/x.html", "--output missing/x.html: no directory missing")]
+)
 def test_table_output_must_be_a_file_in_an_existing_directory(tmp_path, env, results, output, message):
     before = snapshot(tmp_path)
-    one_line(probe("table", "--format", "html", "--output", output, "--results", "results", cwd=tmp_path, env=env),
-             2, message)
+    one_line(probe("table", "--format", "html", "--output", output, "--results", "results", cwd=tmp_path, env=env), 2, message)
     assert snapshot(tmp_path) == before
 
 
@@ -428,11 +512,13 @@ def test_a_full_disk_leaves_the_old_tables_whole(tmp_path, env, results, args, w
 def test_write_atomic_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatch):
     from probes.errors import HarnessError
     from probes.evidence import write_atomic
+
     path = tmp_path / "claude.md"
     path.write_text("old\n")
 
     def full(*_):
         raise OSError(28, "No space left on device")
+
     monkeypatch.setattr(os, "replace", full)
     with pytest.raises(HarnessError, match="cannot write table .*No space left on device; check"):
         write_atomic(path, "new\n", "table", "check the results directory")
@@ -442,27 +528,40 @@ def test_write_atomic_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypa
 # ---------------------------------------------------------------- bump plans, JSON limits
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
-    (lambda p: os.mkfifo(p), "not a regular file"),
-    (lambda p: p.write_text("[" * 100_000), "nested deeper than 64"),
-    (lambda p: p.write_text('{"plans": [{"agent": "claude"}]}'), "(no 'from')"),
-    (lambda p: p.write_text('{"plans": {"agent": "claude"}}'), "not the output"),
-    (lambda p: p.write_text('{"plans": [{"agent": "claude", "from": "1", "recipe": "all", "versions": [1]}]}'),
-     "must be strings"),
-    (lambda p: p.write_text(" " * (limits.PLAN_MAX_BYTES + 1)), "over the limit"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
+        (lambda p: os.mkfifo(p), "not a regular file"),
+        (lambda p: p.write_text("[" * 100_000), "nested deeper than 64"),
+        (lambda p: p.write_text('{"plans": [{"agent": "claude"}]}'), "(no 'from')"),
+        (lambda p: p.write_text('{"plans": {"agent": "claude"}}'), "not the output"),
+        (
+            lambda p: p.write_text('{"plans": [{"agent": "claude", "from": "1", "recipe": "all", "versions": [1]}]}'),
+            "must be strings",
+        ),
+        (lambda p: p.write_text(" " * (limits.PLAN_MAX_BYTES + 1)), "over the limit"),
+    ],
+)
 def test_a_bad_plan_file_is_one_line(tmp_path, env, make, message):
     make(tmp_path / "plan.json")
-    one_line(probe("bump", "--plan", "plan.json", "--results", "results", cwd=tmp_path, env=env, timeout=30), 2,
-             "--plan plan.json: not the output of `probe bump --dry-run --json`", message)
+    one_line(
+        probe("bump", "--plan", "plan.json", "--results", "results", cwd=tmp_path, env=env, timeout=30),
+        2,
+        "--plan plan.json: not the output of `probe bump --dry-run --json`",
+        message,
+    )
     assert not (tmp_path / "results").exists()
 
 
 def test_json_depth_and_size_are_bounded(tmp_path):
     assert limits.parse_json(b'{"a": [[1]]}') == {"a": [[1]]}
-    for data, why in ((b"[" * 65 + b"]" * 65, "nested deeper"), (b"[" * 100_000, "nested deeper"),
-                      (b"1" * 5000, "not JSON"), (b"\xff", "not UTF-8")):
+    for data, why in (
+        (b"[" * 65 + b"]" * 65, "nested deeper"),
+        (b"[" * 100_000, "nested deeper"),
+        (b"1" * 5000, "not JSON"),
+        (b"\xff", "not UTF-8"),
+    ):
         with pytest.raises(limits.BadFile, match=why):
             limits.parse_json(data)
     big = tmp_path / "big"
@@ -473,6 +572,7 @@ def test_json_depth_and_size_are_bounded(tmp_path):
 
 def test_committed_evidence_is_well_inside_the_limits():
     from probes.evidence import load_evidence
+
     paths = sorted((ROOT / "results").glob("*/*/*.json"))
     assert max(p.stat().st_size for p in paths) < limits.EVIDENCE_MAX_BYTES // 16
     for p in paths:
@@ -481,6 +581,7 @@ def test_committed_evidence_is_well_inside_the_limits():
 
 def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys):
     from probes import cli
+
     monkeypatch.delenv("PROBE_DEBUG", raising=False)
     monkeypatch.setattr(cli, "cmd_list", lambda args: {}["boom"])
     assert main(["list"]) == 1

@@ -41,13 +41,18 @@ def hook(tmp_path):
         hook_dir.mkdir(exist_ok=True)
         records.mkdir(exist_ok=True)
         shutil.copy(hook_module.__file__, hook_dir / "hook.py")
-        (hook_dir / "hook.json").write_text(json.dumps({
-            "records": str(records),
-            "hooks": {KEY: {"event": "preToolUse", "behavior": behavior}}}))
+        (hook_dir / "hook.json").write_text(
+            json.dumps({"records": str(records), "hooks": {KEY: {"event": "preToolUse", "behavior": behavior}}})
+        )
         env = {"PATH": os.environ.get("PATH", ""), "PROBE_TEST_MARK": "hook-env"}
-        proc = subprocess.Popen([sys.executable, str(hook_dir / "hook.py"), KEY],
-                                cwd=tmp_path, env=env, stdin=stdin,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, str(hook_dir / "hook.py"), KEY],
+            cwd=tmp_path,
+            env=env,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         procs.append(proc)
         return proc, records
 
@@ -201,6 +206,7 @@ def test_grandchild_outlives_hook(hook, request, mode):
             os.kill(gpid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
     request.addfinalizer(cleanup)
     assert alive(gpid)
     if mode == "group":

@@ -22,6 +22,7 @@ def fake_npm(fail: bool):
         binary.write_text("#!/bin/sh\n")  # half an install: the binary is there already
         if fail:
             raise HarnessError("npm install failed midway")
+
     return npm_install
 
 

@@ -12,14 +12,24 @@ from probes.runner.model import ScriptedModel
 
 SCRIPT = [{"tool": "shell", "command": "echo hi"}, {"text": "done"}]
 
-OPENAI_TOOLS = [{"type": "function", "function": {
-    "name": "bash", "description": "run a command",
-    "parameters": {"type": "object", "properties": {
-        "command": {"type": "string"}, "description": {"type": "string"}}}}}]
+OPENAI_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "description": "run a command",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}, "description": {"type": "string"}}},
+        },
+    }
+]
 
-ANTHROPIC_TOOLS = [{"name": "Bash", "description": "run a command", "input_schema": {
-    "type": "object", "properties": {
-        "command": {"type": "string"}, "description": {"type": "string"}}}}]
+ANTHROPIC_TOOLS = [
+    {
+        "name": "Bash",
+        "description": "run a command",
+        "input_schema": {"type": "object", "properties": {"command": {"type": "string"}, "description": {"type": "string"}}},
+    }
+]
 
 EXPECTED_ARGS = {"command": "echo hi", "description": "probe step"}
 
@@ -27,12 +37,13 @@ EXPECTED_ARGS = {"command": "echo hi", "description": "probe step"}
 @pytest.fixture
 def server(tmp_path):
     """Start a ScriptedModel; serve with a short poll interval so shutdown is quick."""
+
     def start(script=SCRIPT):
         model = ScriptedModel(script, tmp_path / "model.jsonl")
-        threading.Thread(target=model.httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                         daemon=True).start()
+        threading.Thread(target=model.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
         started.append(model)
         return model
+
     started: list[ScriptedModel] = []
     yield start
     for model in started:
@@ -41,9 +52,12 @@ def server(tmp_path):
 
 def request(port, path, body=None, method="POST"):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method,
-                                 headers={"Content-Type": "application/json",
-                                          "User-Agent": "probe-test/1.0"})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=data,
+        method=method,
+        headers={"Content-Type": "application/json", "User-Agent": "probe-test/1.0"},
+    )
     with urllib.request.urlopen(req, timeout=5) as resp:
         return resp.status, resp.headers.get("Content-Type"), resp.read().decode()
 
@@ -57,9 +71,9 @@ def sse(raw: str) -> list[tuple[str | None, str]]:
         event, data = None, None
         for line in block.split("\n"):
             if line.startswith("event: "):
-                event = line[len("event: "):]
+                event = line[len("event: ") :]
             elif line.startswith("data: "):
-                data = line[len("data: "):]
+                data = line[len("data: ") :]
         out.append((event, data))
     return out
 
@@ -69,8 +83,9 @@ def log_entries(model):
 
 
 def openai_stream(port, messages, tools=OPENAI_TOOLS):
-    status, ctype, raw = request(port, "/v1/chat/completions", {
-        "model": "gpt-probe", "stream": True, "tools": tools, "messages": messages})
+    status, ctype, raw = request(
+        port, "/v1/chat/completions", {"model": "gpt-probe", "stream": True, "tools": tools, "messages": messages}
+    )
     assert status == 200 and ctype == "text/event-stream"
     datas = [d for _, d in sse(raw)]
     assert datas[-1] == "[DONE]"
@@ -91,9 +106,11 @@ def openai_stream(port, messages, tools=OPENAI_TOOLS):
 
 
 def anthropic_stream(port, messages, tools=ANTHROPIC_TOOLS):
-    status, ctype, raw = request(port, "/v1/messages?beta=true", {
-        "model": "claude-probe", "stream": True, "max_tokens": 100, "tools": tools,
-        "messages": messages})
+    status, ctype, raw = request(
+        port,
+        "/v1/messages?beta=true",
+        {"model": "claude-probe", "stream": True, "max_tokens": 100, "tools": tools, "messages": messages},
+    )
     assert status == 200 and ctype == "text/event-stream"
     events = [(e, json.loads(d)) for e, d in sse(raw)]
     for name, data in events:
@@ -113,11 +130,17 @@ def test_openai_stream_tool_call_then_text(server):
     assert finish == "tool_calls"
     assert text == ""
 
-    history = [{"role": "user", "content": "go"},
-               {"role": "assistant", "content": None, "tool_calls": [{
-                   "id": "call_1", "type": "function",
-                   "function": {"name": "bash", "arguments": json.dumps(EXPECTED_ARGS)}}]},
-               {"role": "tool", "tool_call_id": "call_1", "content": "hi\n"}]
+    history = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": json.dumps(EXPECTED_ARGS)}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "hi\n"},
+    ]
     calls, text, finish = openai_stream(model.port, history)
     assert calls == {}
     assert text == "done"
@@ -126,8 +149,11 @@ def test_openai_stream_tool_call_then_text(server):
 
 def test_openai_non_stream(server):
     model = server()
-    _, ctype, raw = request(model.port, "/v1/chat/completions", {
-        "model": "gpt-probe", "tools": OPENAI_TOOLS, "messages": [{"role": "user", "content": "go"}]})
+    _, ctype, raw = request(
+        model.port,
+        "/v1/chat/completions",
+        {"model": "gpt-probe", "tools": OPENAI_TOOLS, "messages": [{"role": "user", "content": "go"}]},
+    )
     assert ctype == "application/json"
     choice = json.loads(raw)["choices"][0]
     assert choice["finish_reason"] == "tool_calls"
@@ -135,9 +161,15 @@ def test_openai_non_stream(server):
     assert call["function"]["name"] == "bash"
     assert json.loads(call["function"]["arguments"]) == EXPECTED_ARGS
 
-    _, _, raw = request(model.port, "/v1/chat/completions", {
-        "model": "gpt-probe", "tools": OPENAI_TOOLS,
-        "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "x"}]})
+    _, _, raw = request(
+        model.port,
+        "/v1/chat/completions",
+        {
+            "model": "gpt-probe",
+            "tools": OPENAI_TOOLS,
+            "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "x"}],
+        },
+    )
     choice = json.loads(raw)["choices"][0]
     assert choice["finish_reason"] == "stop"
     assert choice["message"] == {"role": "assistant", "content": "done"}
@@ -152,9 +184,11 @@ def test_anthropic_stream_tool_use(server):
     names = [e for e, _ in events]
     deltas = [d for e, d in events if e == "content_block_delta"]
     assert len(deltas) >= 1
-    assert names == (["message_start", "content_block_start"]
-                     + ["content_block_delta"] * len(deltas)
-                     + ["content_block_stop", "message_delta", "message_stop"])
+    assert names == (
+        ["message_start", "content_block_start"]
+        + ["content_block_delta"] * len(deltas)
+        + ["content_block_stop", "message_delta", "message_stop"]
+    )
     block = events[1][1]["content_block"]
     assert block["type"] == "tool_use" and block["name"] == "Bash"
     assert block["id"].startswith("toolu_")
@@ -165,11 +199,11 @@ def test_anthropic_stream_tool_use(server):
 
 def test_anthropic_stream_text_after_tool_result(server):
     model = server()
-    history = [{"role": "user", "content": "go"},
-               {"role": "assistant", "content": [
-                   {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": EXPECTED_ARGS}]},
-               {"role": "user", "content": [
-                   {"type": "tool_result", "tool_use_id": "toolu_1", "content": "hi"}]}]
+    history = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": EXPECTED_ARGS}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "hi"}]},
+    ]
     events = anthropic_stream(model.port, history)
     assert events[1][1]["content_block"]["type"] == "text"
     text = "".join(d["delta"]["text"] for e, d in events if e == "content_block_delta")
@@ -179,9 +213,11 @@ def test_anthropic_stream_text_after_tool_result(server):
 
 def test_anthropic_non_stream(server):
     model = server()
-    _, ctype, raw = request(model.port, "/v1/messages", {
-        "model": "claude-probe", "max_tokens": 100, "tools": ANTHROPIC_TOOLS,
-        "messages": [{"role": "user", "content": "go"}]})
+    _, ctype, raw = request(
+        model.port,
+        "/v1/messages",
+        {"model": "claude-probe", "max_tokens": 100, "tools": ANTHROPIC_TOOLS, "messages": [{"role": "user", "content": "go"}]},
+    )
     assert ctype == "application/json"
     msg = json.loads(raw)
     assert msg["type"] == "message" and msg["stop_reason"] == "tool_use"
@@ -189,9 +225,16 @@ def test_anthropic_non_stream(server):
     assert block["type"] == "tool_use" and block["name"] == "Bash"
     assert block["input"] == EXPECTED_ARGS
 
-    _, _, raw = request(model.port, "/v1/messages", {
-        "model": "claude-probe", "max_tokens": 100, "tools": ANTHROPIC_TOOLS,
-        "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "x"}]})
+    _, _, raw = request(
+        model.port,
+        "/v1/messages",
+        {
+            "model": "claude-probe",
+            "max_tokens": 100,
+            "tools": ANTHROPIC_TOOLS,
+            "messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "x"}],
+        },
+    )
     msg = json.loads(raw)
     assert msg["stop_reason"] == "end_turn"
     assert msg["content"] == [{"type": "text", "text": "done"}]
@@ -202,14 +245,18 @@ def test_anthropic_non_stream(server):
 
 def test_request_without_tools_is_aux_and_not_a_turn(server):
     model = server()
-    _, _, raw = request(model.port, "/v1/messages", {
-        "model": "claude-probe", "max_tokens": 10,
-        "messages": [{"role": "user", "content": "title please"}]})
+    _, _, raw = request(
+        model.port,
+        "/v1/messages",
+        {"model": "claude-probe", "max_tokens": 10, "messages": [{"role": "user", "content": "title please"}]},
+    )
     assert json.loads(raw)["content"] == [{"type": "text", "text": "ok"}]
     # the scripted conversation still starts at step 0
-    _, _, raw = request(model.port, "/v1/messages", {
-        "model": "claude-probe", "max_tokens": 10, "tools": ANTHROPIC_TOOLS,
-        "messages": [{"role": "user", "content": "go"}]})
+    _, _, raw = request(
+        model.port,
+        "/v1/messages",
+        {"model": "claude-probe", "max_tokens": 10, "tools": ANTHROPIC_TOOLS, "messages": [{"role": "user", "content": "go"}]},
+    )
     assert json.loads(raw)["content"][0]["type"] == "tool_use"
     aux, scripted = log_entries(model)
     assert aux["reply"] == {"text": "ok", "aux": True}
@@ -221,15 +268,15 @@ def test_past_end_of_script_last_text_repeats(server):
     for turns in (3, 4, 7):
         messages = [{"role": "user", "content": "go"}]
         messages += [{"role": "assistant", "content": "x"}, {"role": "user", "content": "y"}] * turns
-        _, _, raw = request(model.port, "/v1/chat/completions", {
-            "tools": OPENAI_TOOLS, "messages": messages})
+        _, _, raw = request(model.port, "/v1/chat/completions", {"tools": OPENAI_TOOLS, "messages": messages})
         assert json.loads(raw)["choices"][0]["message"]["content"] == "last"
 
 
 def test_missing_tool_kind_yields_text(server):
     model = server([{"tool": "subagent", "prompt": "p"}])
-    _, _, raw = request(model.port, "/v1/messages", {
-        "max_tokens": 10, "tools": ANTHROPIC_TOOLS, "messages": [{"role": "user", "content": "go"}]})
+    _, _, raw = request(
+        model.port, "/v1/messages", {"max_tokens": 10, "tools": ANTHROPIC_TOOLS, "messages": [{"role": "user", "content": "go"}]}
+    )
     msg = json.loads(raw)
     assert msg["stop_reason"] == "end_turn"
     assert "'subagent'" in msg["content"][0]["text"]
@@ -239,16 +286,22 @@ def test_missing_tool_kind_yields_text(server):
 
 def test_tool_choice_follows_client_tools_and_schema(server):
     model = server([{"tool": "create_file", "path": "a.txt", "content": "hello\n"}])
-    openai_tools = [{"type": "function", "function": {"name": "create", "parameters": {
-        "type": "object", "properties": {"path": {}, "file_text": {}}}}}]
-    anthropic_tools = [{"name": "Write", "input_schema": {
-        "type": "object", "properties": {"file_path": {}, "content": {}}}},
-        {"name": "Bash", "input_schema": {"properties": {"command": {}}}}]
+    openai_tools = [
+        {
+            "type": "function",
+            "function": {"name": "create", "parameters": {"type": "object", "properties": {"path": {}, "file_text": {}}}},
+        }
+    ]
+    anthropic_tools = [
+        {"name": "Write", "input_schema": {"type": "object", "properties": {"file_path": {}, "content": {}}}},
+        {"name": "Bash", "input_schema": {"properties": {"command": {}}}},
+    ]
     calls, _, _ = openai_stream(model.port, [{"role": "user", "content": "go"}], openai_tools)
     assert calls[0]["name"] == "create"
     assert json.loads(calls[0]["arguments"]) == {"path": "a.txt", "file_text": "hello\n"}
-    _, _, raw = request(model.port, "/v1/messages", {
-        "max_tokens": 10, "tools": anthropic_tools, "messages": [{"role": "user", "content": "go"}]})
+    _, _, raw = request(
+        model.port, "/v1/messages", {"max_tokens": 10, "tools": anthropic_tools, "messages": [{"role": "user", "content": "go"}]}
+    )
     (block,) = json.loads(raw)["content"]
     assert block["name"] == "Write"
     assert block["input"] == {"file_path": "a.txt", "content": "hello\n"}
@@ -257,8 +310,9 @@ def test_tool_choice_follows_client_tools_and_schema(server):
 def test_shell_arguments_only_fill_schema_properties(server):
     model = server()
     tools = [{"name": "bash", "input_schema": {"properties": {"command": {}}}}]
-    _, _, raw = request(model.port, "/v1/messages", {
-        "max_tokens": 10, "tools": tools, "messages": [{"role": "user", "content": "go"}]})
+    _, _, raw = request(
+        model.port, "/v1/messages", {"max_tokens": 10, "tools": tools, "messages": [{"role": "user", "content": "go"}]}
+    )
     (block,) = json.loads(raw)["content"]
     assert block["name"] == "bash"
     assert block["input"] == {"command": "echo hi"}
@@ -269,17 +323,30 @@ def test_shell_arguments_only_fill_schema_properties(server):
 
 def test_every_request_is_logged(server):
     model = server()
-    request(model.port, "/v1/messages?beta=true", {
-        "model": "claude-probe", "max_tokens": 10, "tools": ANTHROPIC_TOOLS,
-        "system": [{"type": "text", "text": "be brief"}],
-        "messages": [{"role": "user", "content": "go"},
-                     {"role": "assistant", "content": [
-                         {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]},
-                     {"role": "user", "content": [
-                         {"type": "tool_result", "tool_use_id": "t1", "content": "file.txt"}]}]})
-    request(model.port, "/v1/chat/completions", {
-        "model": "gpt-probe", "tools": OPENAI_TOOLS,
-        "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "go"}]})
+    request(
+        model.port,
+        "/v1/messages?beta=true",
+        {
+            "model": "claude-probe",
+            "max_tokens": 10,
+            "tools": ANTHROPIC_TOOLS,
+            "system": [{"type": "text", "text": "be brief"}],
+            "messages": [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "file.txt"}]},
+            ],
+        },
+    )
+    request(
+        model.port,
+        "/v1/chat/completions",
+        {
+            "model": "gpt-probe",
+            "tools": OPENAI_TOOLS,
+            "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "go"}],
+        },
+    )
     first, second = log_entries(model)
     assert first["seq"] == 1 and second["seq"] == 2
     assert first["path"] == "/v1/messages"
@@ -290,7 +357,8 @@ def test_every_request_is_logged(server):
         {"role": "system", "text": "be brief"},
         {"role": "user", "text": "go"},
         {"role": "assistant", "text": '{"command": "ls"}'},
-        {"role": "tool", "text": "file.txt"}]
+        {"role": "tool", "text": "file.txt"},
+    ]
     assert second["path"] == "/v1/chat/completions"
     assert second["model"] == "gpt-probe"
     assert second["tools"] == ["bash"]
@@ -299,8 +367,9 @@ def test_every_request_is_logged(server):
 
 def test_count_tokens_and_models(server):
     model = server()
-    status, _, raw = request(model.port, "/v1/messages/count_tokens", {
-        "model": "claude-probe", "messages": [{"role": "user", "content": "hi"}]})
+    status, _, raw = request(
+        model.port, "/v1/messages/count_tokens", {"model": "claude-probe", "messages": [{"role": "user", "content": "hi"}]}
+    )
     assert status == 200 and json.loads(raw) == {"input_tokens": 10}
     status, _, raw = request(model.port, "/v1/models", method="GET")
     assert status == 200
@@ -312,13 +381,20 @@ def test_each_marked_prompt_plays_its_own_script():
     """An interactive session's second prompt starts its own script, whatever came before;
     a conversation with no marked prompt counts turns over the whole conversation."""
     from probes.runner.model import plan_reply
-    tools = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object",
-              "properties": {"command": {"type": "string"}}}}}]
-    prompts = {"PROBE-PROMPT-1": [{"tool": "shell", "command": "echo 1"}, {"text": "one"}],
-               "PROBE-PROMPT-2": [{"text": "two"}]}
+
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "bash", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}},
+        }
+    ]
+    prompts = {"PROBE-PROMPT-1": [{"tool": "shell", "command": "echo 1"}, {"text": "one"}], "PROBE-PROMPT-2": [{"text": "two"}]}
     first = [{"role": "user", "content": "go (PROBE-PROMPT-1)"}]
-    done_first = first + [{"role": "assistant", "content": None}, {"role": "tool", "content": "ok"},
-                          {"role": "assistant", "content": "one"}]
+    done_first = first + [
+        {"role": "assistant", "content": None},
+        {"role": "tool", "content": "ok"},
+        {"role": "assistant", "content": "one"},
+    ]
     second = done_first + [{"role": "user", "content": "again (PROBE-PROMPT-2)"}]
     reply = lambda messages: plan_reply({"messages": messages, "tools": tools}, [{"text": "global"}], None, prompts)  # noqa: E731
     assert reply(first)["tool"] == "bash"

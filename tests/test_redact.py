@@ -33,20 +33,39 @@ def test_canary_in_env_value(canary):
 
 @pytest.mark.parametrize("canary", CANARIES)
 def test_canary_in_nested_payload(canary):
-    payload = {"tool_name": "bash",
-               "tool_input": {"command": f"curl -H 'x: {canary}' https://example.test",
-                              "argv": ["git", "push", canary],
-                              "deep": [{"value": canary, "count": 3, "ok": True, "none": None}]}}
+    payload = {
+        "tool_name": "bash",
+        "tool_input": {
+            "command": f"curl -H 'x: {canary}' https://example.test",
+            "argv": ["git", "push", canary],
+            "deep": [{"value": canary, "count": 3, "ok": True, "none": None}],
+        },
+    }
     assert redact(payload) == {
         "tool_name": "bash",
-        "tool_input": {"command": f"curl -H 'x: {REDACTED}' https://example.test",
-                       "argv": ["git", "push", REDACTED],
-                       "deep": [{"value": REDACTED, "count": 3, "ok": True, "none": None}]}}
+        "tool_input": {
+            "command": f"curl -H 'x: {REDACTED}' https://example.test",
+            "argv": ["git", "push", REDACTED],
+            "deep": [{"value": REDACTED, "count": 3, "ok": True, "none": None}],
+        },
+    }
 
 
-@pytest.mark.parametrize("name", [
-    "GITHUB_TOKEN", "ANTHROPIC_API_KEY", "api_key", "MySecret", "DB_PASSWORD", "passwd",
-    "AWS_CREDENTIALS", "session_cookie", "OAuth_Client", "COPILOT_AUTH_HEADER"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GITHUB_TOKEN",
+        "ANTHROPIC_API_KEY",
+        "api_key",
+        "MySecret",
+        "DB_PASSWORD",
+        "passwd",
+        "AWS_CREDENTIALS",
+        "session_cookie",
+        "OAuth_Client",
+        "COPILOT_AUTH_HEADER",
+    ],
+)
 def test_secret_named_env_vars_are_redacted_presence_kept(name):
     assert redact_env({name: "plainvalue", "EDITOR": "vi"}) == {name: REDACTED, "EDITOR": "vi"}
 
@@ -57,8 +76,7 @@ def test_secret_named_env_var_in_payload_is_redacted():
 
 
 def test_known_secrets_come_from_secret_named_vars_of_min_length():
-    env = {"MY_TOKEN": "hunter2-value", "SHORT_KEY": "abc12", "PATH": "/usr/bin:/bin",
-           "SIX_SECRET": "sixsix"}
+    env = {"MY_TOKEN": "hunter2-value", "SHORT_KEY": "abc12", "PATH": "/usr/bin:/bin", "SIX_SECRET": "sixsix"}
     found = known_secrets(env, {"OTHER_PASSWORD": "correct horse"}, None)
     assert {"hunter2-value", "sixsix", "correct horse"} <= found
     assert not any("abc12" in f or "/usr/bin" in f for f in found)
@@ -80,8 +98,12 @@ def test_encoded_secrets_are_scrubbed_at_every_alignment(prefix, encode):
 def test_hex_and_url_encoded_secrets_are_scrubbed():
     value = "unlabelled canary/value+0010"
     secrets = known_secrets({"BUILD_SECRET": value})
-    for form in (value.encode().hex(), value.encode().hex().upper(), "unlabelled%20canary%2Fvalue%2B0010",
-                 "unlabelled+canary%2Fvalue%2B0010"):
+    for form in (
+        value.encode().hex(),
+        value.encode().hex().upper(),
+        "unlabelled%20canary%2Fvalue%2B0010",
+        "unlabelled+canary%2Fvalue%2B0010",
+    ):
         assert redact_text(f"x {form} y", secrets) == "x <redacted> y"
 
 
@@ -89,27 +111,42 @@ def test_known_secret_values_are_scrubbed_elsewhere():
     secrets = known_secrets({"MY_TOKEN": "hunter2-value"})
     assert redact_text("login with hunter2-value now", secrets) == f"login with {REDACTED} now"
     assert redact_env({"MY_TOKEN": "hunter2-value", "CMD": "auth hunter2-value"}, secrets) == {
-        "MY_TOKEN": REDACTED, "CMD": f"auth {REDACTED}"}
-    assert redact({"prompt": ["x", {"y": "echo hunter2-value"}]}, secrets) == {
-        "prompt": ["x", {"y": f"echo {REDACTED}"}]}
+        "MY_TOKEN": REDACTED,
+        "CMD": f"auth {REDACTED}",
+    }
+    assert redact({"prompt": ["x", {"y": "echo hunter2-value"}]}, secrets) == {"prompt": ["x", {"y": f"echo {REDACTED}"}]}
 
 
 def test_longer_known_secret_is_scrubbed_first():
     assert redact_text("v=abcdefghij", {"abcdef", "abcdefghij"}) == f"v={REDACTED}"
 
 
-@pytest.mark.parametrize("text", [
-    "the key is on the desk", "risk-averse", "desk-lamp12345678", "ghp_short", "sk-",
-    "xoxb", "eyJ", "tokens: 1200, secrets: none", "mask-everything-here",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the key is on the desk",
+        "risk-averse",
+        "desk-lamp12345678",
+        "ghp_short",
+        "sk-",
+        "xoxb",
+        "eyJ",
+        "tokens: 1200, secrets: none",
+        "mask-everything-here",
+    ],
+)
 def test_ordinary_text_is_left_alone(text):
     assert redact_text(text) == text
     assert redact_text(text, {"hunter2-value"}) == text
 
 
 def test_ordinary_payload_keys_are_left_alone():
-    payload = {"tool_args_field": "ls -la", "tool_use_id": "toolu_01AbCdEfGh",
-               "session_id": "3f2a9c1e-1111-2222-3333-444455556666",
-               "hook_event_name": "PreToolUse", "transcript_path": "/tmp/t.jsonl",
-               "usage": {"input_tokens": 10, "output_tokens": 5}}
+    payload = {
+        "tool_args_field": "ls -la",
+        "tool_use_id": "toolu_01AbCdEfGh",
+        "session_id": "3f2a9c1e-1111-2222-3333-444455556666",
+        "hook_event_name": "PreToolUse",
+        "transcript_path": "/tmp/t.jsonl",
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
     assert redact(payload) == payload

@@ -22,8 +22,9 @@ with rundirs.run_directory() as d:
 
 
 def owner(tmp: Path) -> tuple[subprocess.Popen, Path]:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD], env={**os.environ, "TMPDIR": str(tmp)},
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD], env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None
     return proc, Path(proc.stdout.readline().strip())
 
@@ -69,6 +70,7 @@ def test_the_sweep_removes_what_a_session_made_unwritable_and_ignores_links(tmp_
 def test_a_run_directory_is_removed_when_its_block_ends(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
+
     monkeypatch.setattr(tempfile, "tempdir", None)
     with rundirs.run_directory() as d:
         assert (d / rundirs.LOCK).is_file()

@@ -12,7 +12,8 @@ import uuid
 import pytest
 
 from probes.runner import runner
-from probes.runner.runner import alive, run_processes as live_processes_of
+from probes.runner.runner import alive
+from probes.runner.runner import run_processes as live_processes_of
 
 
 @pytest.fixture
@@ -67,19 +68,21 @@ def test_child_exits_zero(run, tmp_path):
     assert result["started_at"] <= result["cli_ended_at"]
     port = result["port"]
     assert isinstance(port, int) and port > 0
-    assert (tmp_path / "stdout.txt").read_text().splitlines() == [
-        f"http://127.0.0.1:{port} {plan['run_id']} {tmp_path}", "ok"]
+    assert (tmp_path / "stdout.txt").read_text().splitlines() == [f"http://127.0.0.1:{port} {plan['run_id']} {tmp_path}", "ok"]
     (entry,) = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
     assert entry["path"] == "/v1/messages"
     assert not (tmp_path / "result.json.tmp").exists()
 
 
 def test_budget_cuts_a_child_that_never_ends(run, tmp_path):
-    rc, result, plan = run("""
+    rc, result, plan = run(
+        """
         import os, time
         open("child.pid", "w").write(str(os.getpid()))
         time.sleep(3600)
-    """, budget_s=1)
+    """,
+        budget_s=1,
+    )
     child = int((tmp_path / "child.pid").read_text())
     assert rc == 0
     assert result["timed_out"] is True

@@ -17,7 +17,7 @@ import pytest
 
 from probes.recipes import load_all
 
-from .conftest import CLAUDE, COPILOT, need, probe_cmd
+from .conftest import CLAUDE, COPILOT, need
 
 pytestmark = pytest.mark.real
 
@@ -25,15 +25,28 @@ RECIPES = load_all()
 # Recipes whose label could hang on a race (timing, process death, parallelism, loops): every
 # CI run repeats them. `pytest -m exhaustive` repeats every shipped recipe but the slow ones
 # (they wait out a CLI's long default timeout): about 20 minutes on 2 cores.
-RACY = ("hang-pretool", "hang-session-end", "crash-pretool", "sigterm-ignored-pretool",
-        "grandchild-pretool", "grandchild-stdout-pretool", "parallel-pretool", "stdin-pretool",
-        "stop-block-loop", "context-two-session-start", "subagent-hooks")
+RACY = (
+    "hang-pretool",
+    "hang-session-end",
+    "crash-pretool",
+    "sigterm-ignored-pretool",
+    "grandchild-pretool",
+    "grandchild-stdout-pretool",
+    "parallel-pretool",
+    "stdin-pretool",
+    "stop-block-loop",
+    "context-two-session-start",
+    "subagent-hooks",
+)
 
 
 def repeated(names) -> list:
-    return [pytest.param(spec, name, marks=[] if name in RACY else [pytest.mark.exhaustive])
-            for spec in (COPILOT, CLAUDE) for name in sorted(names)
-            if spec.split("@")[0] in RECIPES[name].agents and not RECIPES[name].slow]
+    return [
+        pytest.param(spec, name, marks=[] if name in RACY else [pytest.mark.exhaustive])
+        for spec in (COPILOT, CLAUDE)
+        for name in sorted(names)
+        if spec.split("@")[0] in RECIPES[name].agents and not RECIPES[name].slow
+    ]
 
 
 REPEATED = repeated(RECIPES)
@@ -107,15 +120,23 @@ def canary_recipes(tmp_path: Path) -> Path:
     shutil.copytree(Path(__file__).parent.parent / "recipes", d)
     words = " ".join(CANARIES.values())
     body = {
-        "question": "canary", "agents": ["copilot", "claude"], "classifier": "decision",
+        "question": "canary",
+        "agents": ["copilot", "claude"],
+        "classifier": "decision",
         "prompt": f"Run the probe step. {CANARIES['GITHUB_TOKEN']}",
         "env": {"MY_SERVICE_TOKEN": CANARIES["OPENAI_API_KEY"], "HARMLESS": CANARIES["SESSION_BLOB"]},
-        "hooks": [{"event": "pre_tool", "behavior": {"stdout": {"permissionDecision": "deny",
-                   "permissionDecisionReason": words}, "stderr": words}},
-                  {"event": "post_tool", "behavior": {"stdout": words}}],
+        "hooks": [
+            {
+                "event": "pre_tool",
+                "behavior": {"stdout": {"permissionDecision": "deny", "permissionDecisionReason": words}, "stderr": words},
+            },
+            {"event": "post_tool", "behavior": {"stdout": words}},
+        ],
     }
     (d / "canary-pretool.yaml").write_text(json.dumps({"name": "canary-pretool", "control": "canary-pretool-control", **body}))
-    (d / "canary-pretool-control.yaml").write_text(json.dumps({"name": "canary-pretool-control", "control_of": "canary-pretool", **body}))
+    (d / "canary-pretool-control.yaml").write_text(
+        json.dumps({"name": "canary-pretool-control", "control_of": "canary-pretool", **body})
+    )
     return d
 
 
@@ -131,9 +152,11 @@ def test_canaries_in_hook_output_prompt_and_env_are_redacted(spec, real_tools, t
         assert all(i["env"]["ANTHROPIC_API_KEY"] == "<redacted>" for i in ev["invocations"])
 
 
-CONNECT_RE = re.compile(r'connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\(\d+\), '
-                        r'(?:sin6_flowinfo=[^,]+, )?(?:inet_pton\(AF_INET6, "|sin_addr=inet_addr\(")([^"]+)"\)'
-                        r'.*\) = (0|-1 EINPROGRESS)')
+CONNECT_RE = re.compile(
+    r"connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\(\d+\), "
+    r'(?:sin6_flowinfo=[^,]+, )?(?:inet_pton\(AF_INET6, "|sin_addr=inet_addr\(")([^"]+)"\)'
+    r".*\) = (0|-1 EINPROGRESS)"
+)
 
 
 @pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
@@ -142,9 +165,28 @@ def test_no_connection_beyond_loopback(spec, real_tools, tmp_path):
     results = tmp_path / "results"
     assert run_json(spec, "payload-pretool", results=results).returncode == 0  # installed first
     trace = tmp_path / "trace"
-    proc = subprocess.run(["strace", "-f", "-e", "trace=connect", "-o", str(trace), sys.executable,
-                           "-m", "probes.cli", "run", spec, "payload-pretool", "--json", "--results", str(results)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-e",
+            "trace=connect",
+            "-o",
+            str(trace),
+            sys.executable,
+            "-m",
+            "probes.cli",
+            "run",
+            spec,
+            "payload-pretool",
+            "--json",
+            "--results",
+            str(results),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["network"] == "isolated"
     lines = trace.read_text().splitlines()
@@ -156,22 +198,28 @@ def test_no_connection_beyond_loopback(spec, real_tools, tmp_path):
 def test_host_network_is_said_when_namespaces_are_unavailable(real_tools, tmp_path, monkeypatch):
     from probes.backends import local
     from probes.run import probe
+
     monkeypatch.setattr(local, "isolation_prefix", lambda: ())
     ev, path = probe(CLAUDE, "hang-pretool-control", tmp_path / "results")
     assert ev.network == "host" and ev.outcome == "allowed"
     assert processes_with(ev.run_id) == []
 
 
-@pytest.mark.parametrize("spec, recipe", [(COPILOT, "hang-pretool"), (CLAUDE, "hang-pretool"),
-                                          (CLAUDE, "session-start-resume")])  # and in a terminal
+@pytest.mark.parametrize(
+    "spec, recipe", [(COPILOT, "hang-pretool"), (CLAUDE, "hang-pretool"), (CLAUDE, "session-start-resume")]
+)  # and in a terminal
 def test_ctrl_c_leaves_nothing_running_and_nothing_written(spec, recipe, real_tools, tmp_path):
     assert run_json(spec, "hang-pretool-control", results=tmp_path / "warm").returncode == 0
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", "run", spec, recipe,
-                             "--results", str(tmp_path / "results")],
-                            env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "probes.cli", "run", spec, recipe, "--results", str(tmp_path / "results")],
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.time() + 20
     while not processes_with(str(tmp) + "/probe-run-") or not list(tmp.glob("probe-run-*/records/*.json")):
         assert time.time() < deadline, "the hook never started"
@@ -189,8 +237,16 @@ def test_concurrent_runs_share_one_install_and_write_whole_evidence(real_tools, 
     env = {**os.environ, "PROBE_CACHE": str(tmp_path / "cache")}
     argv = [sys.executable, "-m", "probes.cli", "run"]
     jobs = [[CLAUDE, "payload-pretool"], [CLAUDE, "payload-pretool"], [CLAUDE, "exit2-pretool"]]
-    procs = [subprocess.Popen([*argv, *job, "--results", str(tmp_path / "results")], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for job in jobs]
+    procs = [
+        subprocess.Popen(
+            [*argv, *job, "--results", str(tmp_path / "results")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for job in jobs
+    ]
     for p in procs:
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0, err

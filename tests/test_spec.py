@@ -7,36 +7,45 @@ from probes.errors import InputError
 VERSIONS = ["1.0.57", "1.0.58", "1.0.80", "1.0.81-0", "1.0.81", "1.0.89-0", "1.0.89", "1.0.92", "1.0.102"]
 
 
-@pytest.mark.parametrize("text, agent, version", [
-    ("copilot@1.0.92", "copilot", "1.0.92"),
-    ("claude@2.1.328", "claude", "2.1.328"),
-    ("claude@latest", "claude", "latest"),
-    ("copilot@1.0.81-0", "copilot", "1.0.81-0"),
-])
+@pytest.mark.parametrize(
+    "text, agent, version",
+    [
+        ("copilot@1.0.92", "copilot", "1.0.92"),
+        ("claude@2.1.328", "claude", "2.1.328"),
+        ("claude@latest", "claude", "latest"),
+        ("copilot@1.0.81-0", "copilot", "1.0.81-0"),
+    ],
+)
 def test_parse(text, agent, version):
     assert spec.parse_spec(text, AGENTS) == spec.Spec(agent, version)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("copilot", "malformed spec"),
-    ("copilot@", "malformed spec"),
-    ("copilot@1.0", "malformed spec"),
-    ("copilot@1.0.92; rm -rf /", "malformed spec"),
-    ("copilot@$(id)", "malformed spec"),
-    ("Copilot@1.0.92", "malformed spec"),
-    ("gemini@1.0.0", "unknown agent 'gemini'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("copilot", "malformed spec"),
+        ("copilot@", "malformed spec"),
+        ("copilot@1.0", "malformed spec"),
+        ("copilot@1.0.92; rm -rf /", "malformed spec"),
+        ("copilot@$(id)", "malformed spec"),
+        ("Copilot@1.0.92", "malformed spec"),
+        ("gemini@1.0.0", "unknown agent 'gemini'"),
+    ],
+)
 def test_bad_specs_are_input_errors(text, message):
     with pytest.raises(InputError, match=message):
         spec.parse_spec(text, AGENTS)
 
 
-@pytest.mark.parametrize("version, below, above", [
-    ("1.0.93", "1.0.92", "1.0.102"),
-    ("1.0.1", None, "1.0.57"),
-    ("9.0.0", "1.0.102", None),
-    ("1.0.85", "1.0.81", "1.0.89"),  # releases are preferred to pre-releases
-])
+@pytest.mark.parametrize(
+    "version, below, above",
+    [
+        ("1.0.93", "1.0.92", "1.0.102"),
+        ("1.0.1", None, "1.0.57"),
+        ("9.0.0", "1.0.102", None),
+        ("1.0.85", "1.0.81", "1.0.89"),  # releases are preferred to pre-releases
+    ],
+)
 def test_nearest(version, below, above):
     assert spec.nearest(version, VERSIONS) == (below, above)
 

@@ -47,7 +47,7 @@ def test_table_json_has_one_row_per_record(results):
 def test_diff_names_the_tool_args_type_change(results):
     out = probe("diff", "copilot@1.0.80", "copilot@1.0.92", "--results", str(results)).stdout
     assert 'payload-pretool: observation tool_args_type: "string" -> "object"' in out
-    assert 'stop-block-loop' not in out  # bounded on both: no change
+    assert "stop-block-loop" not in out  # bounded on both: no change
     changes = json.loads(probe("diff", "copilot@1.0.71", "copilot@1.0.92", "--json", "--results", str(results)).stdout)
     assert {"recipe": "stop-block-loop", "what": "outcome", "from": "unbounded", "to": "bounded"} in changes
     assert not any(c["what"].endswith("_s") for c in changes)  # timings only with --timings
@@ -61,6 +61,7 @@ def test_diff_of_a_version_without_evidence_is_one_line(results):
 def test_cite_gives_fact_version_digest_and_claim(results):
     out = probe("cite", "copilot@1.0.92", "exit2-pretool", "--results", str(results)).stdout
     import hashlib
+
     digest = hashlib.sha256((results / "copilot" / "1.0.92" / "exit2-pretool.json").read_bytes()).hexdigest()
     assert "Outcome: **denied**" in out and "copilot 1.0.92" in out and digest in out
     assert 'Agrees with copilot changelog 1.0.70: "preToolUse hooks that exit with code 2 deny tool calls"' in out
@@ -68,6 +69,7 @@ def test_cite_gives_fact_version_digest_and_claim(results):
 
 def test_a_flaky_cell_shows_the_spread(results):
     from probes import tables
+
     path = results / "copilot" / "1.0.92" / "parallel-pretool.json"
     rec = json.loads(path.read_text())
     rec["repeats"] = {"runs": 5, "outcomes": {"serial": 4, "parallel": 1}}
@@ -92,11 +94,20 @@ def test_matrix_versions(monkeypatch):
 
 def chromium(*args, tmp_path):
     from .conftest import need
+
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     need(exe is not None, "chromium not on PATH (apt-get install chromium)")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-             f"--user-data-dir={tmp_path / 'chromium-profile'}"]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+    ]
     return subprocess.run([exe, *flags, *args], capture_output=True, text=True, timeout=120)
 
 

@@ -36,6 +36,7 @@ class Claude:
             if r.timeout_s is not None:
                 command["timeout"] = r.timeout_s
             return {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [command]}
+
         path = workspace / ".claude" / "settings.json"
         write_json(path, {"hooks": native_hooks(registrations, entry)})
         return [path]
@@ -56,9 +57,11 @@ class Claude:
 
     # Interactive sessions (measured on 2.1.328): markers on the rendered screen, keys.
     tty = {
-        "markers": {"ready": r"─\n❯[ \xa0]*\n─",  # an empty input box between two rules
-                    "busy": r"esc to interrupt",
-                    "approval": r"Do you want to proceed\?"},
+        "markers": {
+            "ready": r"─\n❯[ \xa0]*\n─",  # an empty input box between two rules
+            "busy": r"esc to interrupt",
+            "approval": r"Do you want to proceed\?",
+        },
         "keys": {"yes": "1", "no": "\x1b"},  # "2" is not always No: Esc is
         "exit": "/exit",
         "resume": ["--continue"],
@@ -71,10 +74,15 @@ class Claude:
         """Skip every first-run screen: onboarding (which exits when offline), the API-key
         approval, folder trust, the auto-mode nudge; start in the manual permission mode."""
         key = env["ANTHROPIC_API_KEY"]
-        write_json(home / ".claude.json", {
-            "hasCompletedOnboarding": True, "hasSeenAutoDefaultNudge": True,
-            "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
-            "projects": {cwd: {"hasTrustDialogAccepted": True}}})
+        write_json(
+            home / ".claude.json",
+            {
+                "hasCompletedOnboarding": True,
+                "hasSeenAutoDefaultNudge": True,
+                "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+                "projects": {cwd: {"hasTrustDialogAccepted": True}},
+            },
+        )
         write_json(home / ".claude" / "settings.json", {"permissions": {"defaultMode": "default"}})
         return {}
 

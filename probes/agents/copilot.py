@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -10,7 +9,6 @@ from pathlib import Path
 from ..errors import HarnessError
 from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
-
 
 LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
 
@@ -21,22 +19,35 @@ class Copilot:
     dialect = "openai"  # chat completions; COPILOT_PROVIDER_TYPE=anthropic switches
     # canonical -> native camelCase key; PascalCase aliases with `casing: pascal`
     events = {
-        "pre_tool": "preToolUse", "post_tool": "postToolUse",
-        "post_tool_failure": "postToolUseFailure", "session_start": "sessionStart",
-        "session_end": "sessionEnd", "prompt_submit": "userPromptSubmitted",
-        "stop": "agentStop", "subagent_start": "subagentStart", "subagent_stop": "subagentStop",
-        "pre_compact": "preCompact", "permission_request": "permissionRequest",
-        "notification": "notification", "error": "errorOccurred",
+        "pre_tool": "preToolUse",
+        "post_tool": "postToolUse",
+        "post_tool_failure": "postToolUseFailure",
+        "session_start": "sessionStart",
+        "session_end": "sessionEnd",
+        "prompt_submit": "userPromptSubmitted",
+        "stop": "agentStop",
+        "subagent_start": "subagentStart",
+        "subagent_stop": "subagentStop",
+        "pre_compact": "preCompact",
+        "permission_request": "permissionRequest",
+        "notification": "notification",
+        "error": "errorOccurred",
         "prompt_transformed": "userPromptTransformed",
     }
     pascal_events = PASCAL_EVENTS
     # canonical -> the SDK extension's handler (joinSession({hooks})); newer SDKs add handlers
     extension_events = {
-        "pre_tool": "onPreToolUse", "post_tool": "onPostToolUse",
-        "post_tool_failure": "onPostToolUseFailure", "prompt_submit": "onUserPromptSubmitted",
-        "prompt_transformed": "onUserPromptTransformed", "session_start": "onSessionStart",
-        "session_end": "onSessionEnd", "error": "onErrorOccurred", "stop": "onAgentStop",
-        "subagent_start": "onSubagentStart", "subagent_stop": "onSubagentStop",
+        "pre_tool": "onPreToolUse",
+        "post_tool": "onPostToolUse",
+        "post_tool_failure": "onPostToolUseFailure",
+        "prompt_submit": "onUserPromptSubmitted",
+        "prompt_transformed": "onUserPromptTransformed",
+        "session_start": "onSessionStart",
+        "session_end": "onSessionEnd",
+        "error": "onErrorOccurred",
+        "stop": "onAgentStop",
+        "subagent_start": "onSubagentStart",
+        "subagent_stop": "onSubagentStop",
     }
     # Measured on 1.0.71, 1.0.80 and 1.0.92: extensions load only behind the EXTENSIONS
     # feature flag (off by default). In -p mode the user's extensions load with it; the
@@ -52,8 +63,14 @@ class Copilot:
         ~/.cache/copilot/pkg to it: no 190 MB unpack per run, and the only package the
         launcher can find is this version's (it runs the newest one it finds)."""
         home = prefix / "seed-home"
-        return ["env", f"HOME={home}", f"XDG_CACHE_HOME={home / '.cache'}", "COPILOT_AUTO_UPDATE=false",
-                str(self.binary_path(prefix)), "--version"]
+        return [
+            "env",
+            f"HOME={home}",
+            f"XDG_CACHE_HOME={home / '.cache'}",
+            "COPILOT_AUTO_UPDATE=false",
+            str(self.binary_path(prefix)),
+            "--version",
+        ]
 
     def prepare_install(self, prefix: Path) -> None:
         (prefix / "seed-home").mkdir()
@@ -74,6 +91,7 @@ class Copilot:
             if r.matcher is not None:
                 command["matcher"] = r.matcher
             return command
+
         path = workspace / ".github" / "hooks" / "probe.json"
         write_json(path, {"version": 1, "hooks": native_hooks(registrations, entry)})
         return [path]
@@ -106,9 +124,11 @@ class Copilot:
 
     # Interactive sessions (measured on 1.0.80 and 1.0.92): markers on the rendered screen, keys.
     tty = {
-        "markers": {"ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help",  # empty box, idle footer
-                    "busy": r"Working|esc (interrupt|edit prompt)",
-                    "approval": r"Do you want to allow this tool call\?|Do you want to run this command\?"},
+        "markers": {
+            "ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help",  # empty box, idle footer
+            "busy": r"Working|esc (interrupt|edit prompt)",
+            "approval": r"Do you want to allow this tool call\?|Do you want to run this command\?",
+        },
         "keys": {"yes": "1", "no": "\x1b"},
         "exit": "/exit",
         "resume": ["--continue"],

@@ -24,9 +24,14 @@ HOST = socket.gethostname()
 # The same rules as the local backend's jail: the image read-only, private scratch space, no
 # host socket mounted, the run directory the only writable place, and no privilege: the
 # caller's uid (root only if the caller is) with every capability dropped.
-JAIL = {"read_only": True, "tmpfs": {p: "rw,nosuid,nodev,size=256m" for p in ("/tmp", "/var/tmp", "/run")},
-        "cap_drop": ["ALL"], "security_opt": ["no-new-privileges"], "user": f"{os.getuid()}:{os.getgid()}",
-        "pids_limit": 4096}
+JAIL = {
+    "read_only": True,
+    "tmpfs": {p: "rw,nosuid,nodev,size=256m" for p in ("/tmp", "/var/tmp", "/run")},
+    "cap_drop": ["ALL"],
+    "security_opt": ["no-new-privileges"],
+    "user": f"{os.getuid()}:{os.getgid()}",
+    "pids_limit": 4096,
+}
 JAIL_FILESYSTEM = "read-only image, private /tmp and /run, writable run directory"
 JAIL_USER = "no capabilities"
 
@@ -45,13 +50,16 @@ def client():
     """The docker SDK client, or one line saying what to do."""
     try:
         import docker
+
         c = docker.from_env()
         c.ping()
         return c
     except Exception as e:  # DockerException, PermissionError, connection refused...
         reason = str(e).splitlines()[0][:160]
         if "Permission denied" in reason:
-            raise InputError(f"permission denied on the Docker socket ({reason}): add yourself to the docker group or run as root") from None
+            raise InputError(
+                f"permission denied on the Docker socket ({reason}): add yourself to the docker group or run as root"
+            ) from None
         raise InputError(f"no Docker engine answers ({reason}): start dockerd, or set DOCKER_HOST") from None
 
 
@@ -85,6 +93,7 @@ class DockerBackend:
     def prepare(self, agent, version: str) -> Path:
         """The image for this version (built once, reused), and the CLI's prefix inside it."""
         import docker
+
         base = os.environ.get("PROBE_BASE_IMAGE", DEFAULT_BASE)
         tag = f"{IMAGE_PREFIX}:{agent.name}-{version}"
         try:
@@ -102,18 +111,40 @@ class DockerBackend:
             seed = agent.seed_command(PREFIX_IN_IMAGE)
             try:
                 image, _ = self.docker.images.build(
-                    path=ctx, dockerfile="cli.Dockerfile", tag=tag, network_mode="host", rm=True,
-                    forcerm=True, buildargs={"BASE_IMAGE": base, "PACKAGE": agent.package, "VERSION": version,
-                                             "BINARY": agent.binary_path(Path("x")).name,
-                                             "SEED": f"mkdir -p {PREFIX_IN_IMAGE}/seed-home && {shlex.join(seed)}"
-                                             if seed else "true"},
-                    labels={"probe.agent": agent.name, "probe.version": version,
-                            "probe.harness": __version__, "probe.base": base})
+                    path=ctx,
+                    dockerfile="cli.Dockerfile",
+                    tag=tag,
+                    network_mode="host",
+                    rm=True,
+                    forcerm=True,
+                    buildargs={
+                        "BASE_IMAGE": base,
+                        "PACKAGE": agent.package,
+                        "VERSION": version,
+                        "BINARY": agent.binary_path(Path("x")).name,
+                        "SEED": f"mkdir -p {PREFIX_IN_IMAGE}/seed-home && {shlex.join(seed)}" if seed else "true",
+                    },
+                    labels={
+                        "probe.agent": agent.name,
+                        "probe.version": version,
+                        "probe.harness": __version__,
+                        "probe.base": base,
+                    },
+                )
             except docker.errors.BuildError as e:
-                last = next((x.get("stream", x.get("error", "")).strip() for x in reversed(list(e.build_log))
-                             if x.get("stream", x.get("error", "")).strip()), str(e))
-                hint = " (no registry? make a base image: containers/make-base-image.sh, then PROBE_BASE_IMAGE=probe-base:bookworm)" \
-                    if "pull" in str(e).lower() or "not found" in str(e).lower() else ""
+                last = next(
+                    (
+                        x.get("stream", x.get("error", "")).strip()
+                        for x in reversed(list(e.build_log))
+                        if x.get("stream", x.get("error", "")).strip()
+                    ),
+                    str(e),
+                )
+                hint = (
+                    " (no registry? make a base image: containers/make-base-image.sh, then PROBE_BASE_IMAGE=probe-base:bookworm)"
+                    if "pull" in str(e).lower() or "not found" in str(e).lower()
+                    else ""
+                )
                 raise HarnessError(f"building {tag} failed: {last[:200]}{hint}") from None
             except docker.errors.APIError as e:
                 raise HarnessError(f"building {tag} failed: {e.explanation or e}"[:300]) from None
@@ -126,10 +157,15 @@ class DockerBackend:
         plan = {**plan, "bring_up_loopback": False, "jail": None}
         self.remove_orphans()
         container = self.docker.containers.run(
-            self.image_id, runner_argv(self.python(), run_dir, plan),
-            detach=True, network_mode="none", volumes={str(run_dir): {"bind": str(run_dir), "mode": "rw"}},
+            self.image_id,
+            runner_argv(self.python(), run_dir, plan),
+            detach=True,
+            network_mode="none",
+            volumes={str(run_dir): {"bind": str(run_dir), "mode": "rw"}},
             labels={"probe.run": plan["run_id"], "probe.pid": str(os.getpid()), "probe.host": HOST},
-            init=False, **JAIL)
+            init=False,
+            **JAIL,
+        )
         try:
             try:
                 container.wait(timeout=plan["budget_s"] + GRACE_S)

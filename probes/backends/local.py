@@ -40,6 +40,7 @@ def runner_env() -> dict[str, str]:
     """The runner's environment: nothing of the caller's but the locale. Every process of the
     run can read the runner's (it is PID 1 of the run), so no credential may be in it."""
     from ..run import PASSED_ENV
+
     return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
 
 
@@ -51,11 +52,13 @@ class LocalBackend:
 
     def node_dir(self) -> str:
         from ..spec import tool
+
         return os.path.dirname(tool("node"))
 
     def prepare(self, agent, version: str) -> Path:
         """The prefix the CLI version is installed in (installing it once)."""
         from ..install import install
+
         self.node_dir()  # node missing: say so before installing anything
         return install(agent, version)
 
@@ -66,17 +69,25 @@ class LocalBackend:
         plan = {**plan, "bring_up_loopback": bool(prefix), "jail": jail}
         argv = [*prefix, *runner_argv(self.python(), run_dir, plan)]
         with open(run_dir / "runner.err", "wb") as err:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=err, start_new_session=True, env=runner_env(),
-                                    # unshare (or the runner) dies with probe, however probe
-                                    # ends; --kill-child then ends the runner's PID namespace
-                                    preexec_fn=functools.partial(die_with_parent, signal.SIGKILL, os.getpid()))
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                start_new_session=True,
+                env=runner_env(),
+                # unshare (or the runner) dies with probe, however probe
+                # ends; --kill-child then ends the runner's PID namespace
+                preexec_fn=functools.partial(die_with_parent, signal.SIGKILL, os.getpid()),
+            )
         try:
             proc.wait(timeout=plan["budget_s"] + GRACE_S)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            raise HarnessError(f"the runner did not finish within {plan['budget_s'] + GRACE_S:.0f}s; see {run_dir}/runner.err") from None
+            raise HarnessError(
+                f"the runner did not finish within {plan['budget_s'] + GRACE_S:.0f}s; see {run_dir}/runner.err"
+            ) from None
         except BaseException:  # Ctrl-C or SIGTERM: the runner cleans up, then we leave
             os.killpg(proc.pid, signal.SIGINT)
             try:

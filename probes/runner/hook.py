@@ -72,10 +72,14 @@ def on_signal(signum, _frame) -> None:
 def leave_grandchild(mode: str) -> int:
     """A sleeper the hook does not wait for (see the module doc for the modes)."""
     import subprocess  # here, not at the top: it doubles the hook's start-up time
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"],
-                             stdin=subprocess.DEVNULL,
-                             stdout=None if mode == "stdout" else subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=mode != "group")
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(3600)"],
+        stdin=subprocess.DEVNULL,
+        stdout=None if mode == "stdout" else subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=mode != "group",
+    )
     return child.pid
 
 
@@ -88,11 +92,25 @@ def main() -> int:
     entry = config["hooks"].get(key, {})
     behavior = entry.get("behavior") or {}
     record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
-    record = {"key": key, "event": entry.get("event", key), "argv": sys.argv, "cwd": os.getcwd(),
-              "env": dict(os.environ), "pid": os.getpid(), "ppid": os.getppid(),
-              "pgid": os.getpgid(0), "started_at": started, "ended_at": None,
-              "stdin_raw": None, "stdin_eof": None, "payload": None, "output": None,
-              "stderr": None, "exit_code": None, "killed_by_signal": None}
+    record = {
+        "key": key,
+        "event": entry.get("event", key),
+        "argv": sys.argv,
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "pgid": os.getpgid(0),
+        "started_at": started,
+        "ended_at": None,
+        "stdin_raw": None,
+        "stdin_eof": None,
+        "payload": None,
+        "output": None,
+        "stderr": None,
+        "exit_code": None,
+        "killed_by_signal": None,
+    }
     ignore_sigterm = bool(behavior.get("ignore_sigterm"))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)

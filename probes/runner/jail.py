@@ -44,21 +44,32 @@ def _check(ret: int, what: str) -> None:
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = (lambda s: s.encode() if s is not None else None)
+    def enc(s: str | None) -> bytes | None:
+        return s.encode() if s is not None else None
+
     _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
 
 
 class _MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 def _read_only(path: str, read_only: bool, recursive: bool) -> None:
     """mount_setattr(2): one call makes a whole tree of mounts read-only (or writable)."""
     attr = _MountAttr(MOUNT_ATTR_RDONLY if read_only else 0, 0 if read_only else MOUNT_ATTR_RDONLY, 0, 0)
-    ret = _libc.syscall(ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), path.encode(),
-                        ctypes.c_uint(AT_RECURSIVE if recursive else 0), ctypes.byref(attr),
-                        ctypes.c_size_t(ctypes.sizeof(attr)))
+    ret = _libc.syscall(
+        ctypes.c_long(SYS_MOUNT_SETATTR),
+        ctypes.c_int(AT_FDCWD),
+        path.encode(),
+        ctypes.c_uint(AT_RECURSIVE if recursive else 0),
+        ctypes.byref(attr),
+        ctypes.c_size_t(ctypes.sizeof(attr)),
+    )
     _check(ret, f"mount_setattr {path}")
 
 
@@ -101,8 +112,7 @@ def enter(spec: dict) -> dict:
             os.chmod(path, 0o711)
         for path in spec.get("owned", []):
             _chown_tree(path, NOBODY)
-    return {"filesystem": "read-only host, private /tmp and /run, writable run directory",
-            "user": user, "hidden": hidden}
+    return {"filesystem": "read-only host, private /tmp and /run, writable run directory", "user": user, "hidden": hidden}
 
 
 def _mapped(uid: int) -> bool:
@@ -127,6 +137,7 @@ def _chown_tree(root: str, uid: int) -> None:
 
 def unprivileged(user: str):
     """A preexec function for every process the runner starts for the session."""
+
     def drop() -> None:
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         if user == "nobody":
@@ -139,6 +150,7 @@ def unprivileged(user: str):
         header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
         data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable (two words each): none
         _check(_libc.capset(header, data), "capset")
+
     return drop
 
 

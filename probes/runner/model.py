@@ -93,8 +93,7 @@ def tool_arguments(step: dict, schema: dict) -> dict:
 
 
 def first_user_text(body: dict) -> str:
-    return next((_content_text(m.get("content")) for m in body.get("messages") or []
-                 if m.get("role") == "user"), "")
+    return next((_content_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"), "")
 
 
 def current_prompt(messages: list[dict], prompts: dict[str, list[dict]]) -> tuple[int, str | None]:
@@ -108,8 +107,9 @@ def current_prompt(messages: list[dict], prompts: dict[str, list[dict]]) -> tupl
     return -1, None
 
 
-def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] | None = None,
-               prompts: dict[str, list[dict]] | None = None) -> dict:
+def plan_reply(
+    body: dict, script: list[dict], subagent: tuple[str, list[dict]] | None = None, prompts: dict[str, list[dict]] | None = None
+) -> dict:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
     A conversation whose first user message holds the subagent sentinel is a child: it plays
     the subagent script."""
@@ -123,7 +123,7 @@ def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] 
     start, marker = current_prompt(messages, prompts or {})
     if marker:
         script = prompts[marker]
-    turn = sum(1 for m in messages[start + 1:] if m.get("role") == "assistant")
+    turn = sum(1 for m in messages[start + 1 :] if m.get("role") == "assistant")
     step = script[turn] if turn < len(script) else None
     if step is None:
         texts = [s for s in script if "text" in s]
@@ -132,10 +132,12 @@ def plan_reply(body: dict, script: list[dict], subagent: tuple[str, list[dict]] 
         return {"text": step["text"], "turn": turn}
     name = pick_tool(step["tool"], schemas)
     if name is None:
-        return {"text": f"probe: no tool for kind {step['tool']!r} in {sorted(schemas)}",
-                "turn": turn, "missing_tool": step["tool"]}
-    return {"tool": name, "kind": step["tool"], "turn": turn,
-            "arguments": tool_arguments(step, schemas[name])}
+        return {
+            "text": f"probe: no tool for kind {step['tool']!r} in {sorted(schemas)}",
+            "turn": turn,
+            "missing_tool": step["tool"],
+        }
+    return {"tool": name, "kind": step["tool"], "turn": turn, "arguments": tool_arguments(step, schemas[name])}
 
 
 # ---------------------------------------------------------------- request -> text
@@ -169,8 +171,12 @@ def conversation(body: dict) -> list[dict]:
     for m in body.get("messages") or []:
         role = m.get("role", "")
         content = m.get("content")
-        if role == "user" and isinstance(content, list) and content and all(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        if (
+            role == "user"
+            and isinstance(content, list)
+            and content
+            and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+        ):
             role = "tool"
         text = _content_text(content)
         for call in m.get("tool_calls") or []:
@@ -190,19 +196,24 @@ def _sse(event: str | None, data) -> bytes:
 
 def openai_chunks(reply: dict, model: str) -> list[bytes]:
     cid = "chatcmpl-" + uuid.uuid4().hex[:12]
-    base = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
-            "model": model}
+    base = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
 
     def chunk(delta, finish=None):
-        return _sse(None, {**base, "choices": [
-            {"index": 0, "delta": delta, "finish_reason": finish}]})
+        return _sse(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     out = [chunk({"role": "assistant", "content": ""})]
     if "tool" in reply:
         args = json.dumps(reply["arguments"])
         call_id = "call_" + uuid.uuid4().hex[:12]
-        out.append(chunk({"tool_calls": [{"index": 0, "id": call_id, "type": "function",
-                                          "function": {"name": reply["tool"], "arguments": ""}}]}))
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {"index": 0, "id": call_id, "type": "function", "function": {"name": reply["tool"], "arguments": ""}}
+                    ]
+                }
+            )
+        )
         half = len(args) // 2  # two fragments: clients must assemble them
         for part in (args[:half], args[half:]):
             out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
@@ -210,8 +221,7 @@ def openai_chunks(reply: dict, model: str) -> list[bytes]:
     else:
         out.append(chunk({"content": reply["text"]}))
         out.append(chunk({}, "stop"))
-    out.append(_sse(None, {**base, "choices": [],
-                           "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}))
+    out.append(_sse(None, {**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}))
     out.append(_sse(None, "[DONE]"))
     return out
 
@@ -220,34 +230,52 @@ def openai_message(reply: dict, model: str) -> dict:
     msg: dict = {"role": "assistant", "content": reply.get("text")}
     finish = "stop"
     if "tool" in reply:
-        msg["tool_calls"] = [{"id": "call_" + uuid.uuid4().hex[:12], "type": "function",
-                              "function": {"name": reply["tool"],
-                                           "arguments": json.dumps(reply["arguments"])}}]
+        msg["tool_calls"] = [
+            {
+                "id": "call_" + uuid.uuid4().hex[:12],
+                "type": "function",
+                "function": {"name": reply["tool"], "arguments": json.dumps(reply["arguments"])},
+            }
+        ]
         finish = "tool_calls"
-    return {"id": "chatcmpl-" + uuid.uuid4().hex[:12], "object": "chat.completion",
-            "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    return {
+        "id": "chatcmpl-" + uuid.uuid4().hex[:12],
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
 
 
 def _anthropic_block(reply: dict) -> tuple[dict, dict, str]:
     """(content_block_start block, full block, stop_reason)."""
     if "tool" in reply:
         tid = "toolu_" + uuid.uuid4().hex[:20]
-        return ({"type": "tool_use", "id": tid, "name": reply["tool"], "input": {}},
-                {"type": "tool_use", "id": tid, "name": reply["tool"], "input": reply["arguments"]},
-                "tool_use")
+        return (
+            {"type": "tool_use", "id": tid, "name": reply["tool"], "input": {}},
+            {"type": "tool_use", "id": tid, "name": reply["tool"], "input": reply["arguments"]},
+            "tool_use",
+        )
     return {"type": "text", "text": ""}, {"type": "text", "text": reply["text"]}, "end_turn"
 
 
 def anthropic_events(reply: dict, model: str) -> list[bytes]:
     start, _, stop_reason = _anthropic_block(reply)
-    message = {"id": "msg_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant",
-               "model": model, "content": [], "stop_reason": None, "stop_sequence": None,
-               "usage": {"input_tokens": 10, "output_tokens": 1}}
-    out = [_sse("message_start", {"type": "message_start", "message": message}),
-           _sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                        "content_block": start})]
+    message = {
+        "id": "msg_" + uuid.uuid4().hex[:20],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    out = [
+        _sse("message_start", {"type": "message_start", "message": message}),
+        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
+    ]
     if "tool" in reply:
         args = json.dumps(reply["arguments"])
         half = len(args) // 2
@@ -256,19 +284,33 @@ def anthropic_events(reply: dict, model: str) -> list[bytes]:
         deltas = [{"type": "text_delta", "text": reply["text"]}]
     for d in deltas:
         out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": d}))
-    out += [_sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            _sse("message_delta", {"type": "message_delta",
-                                   "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                   "usage": {"output_tokens": 5}}),
-            _sse("message_stop", {"type": "message_stop"})]
+    out += [
+        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        ),
+        _sse("message_stop", {"type": "message_stop"}),
+    ]
     return out
 
 
 def anthropic_message(reply: dict, model: str) -> dict:
     _, block, stop_reason = _anthropic_block(reply)
-    return {"id": "msg_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant",
-            "model": model, "content": [block], "stop_reason": stop_reason,
-            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:20],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [block],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
 
 # ---------------------------------------------------------------- server
@@ -277,8 +319,14 @@ def anthropic_message(reply: dict, model: str) -> dict:
 class ScriptedModel:
     """Serve `script` on 127.0.0.1 at a free port; log requests to `log_path` (JSONL)."""
 
-    def __init__(self, script: list[dict], log_path: Path, host: str = "127.0.0.1",
-                 subagent: tuple[str, list[dict]] | None = None, prompts: dict[str, list[dict]] | None = None):
+    def __init__(
+        self,
+        script: list[dict],
+        log_path: Path,
+        host: str = "127.0.0.1",
+        subagent: tuple[str, list[dict]] | None = None,
+        prompts: dict[str, list[dict]] | None = None,
+    ):
         self.script = script
         self.subagent = subagent
         self.prompts = prompts or {}
@@ -355,8 +403,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._log({})
         path = self.path.split("?")[0]
         if path.endswith("/models"):
-            models = [{"id": "probe-model", "object": "model", "type": "model",
-                       "display_name": "probe-model", "created_at": "2026-01-01T00:00:00Z"}]
+            models = [
+                {
+                    "id": "probe-model",
+                    "object": "model",
+                    "type": "model",
+                    "display_name": "probe-model",
+                    "created_at": "2026-01-01T00:00:00Z",
+                }
+            ]
             self._send_json(200, {"object": "list", "data": models, "has_more": False})
         else:
             self._send_json(404, {"error": {"type": "not_found", "message": "scripted model"}})
@@ -391,14 +446,16 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send_json(200, anthropic_message(reply, model))
 
     def _log(self, body: dict, reply: dict | None = None) -> None:
-        self.model.log({
-            "t": time.time(),
-            "method": self.command,
-            "path": self.path.split("?")[0],
-            "user_agent": self.headers.get("User-Agent", ""),
-            "model": body.get("model"),
-            "stream": bool(body.get("stream")),
-            "tools": sorted(tool_schemas(body)),
-            "messages": conversation(body),
-            "reply": reply,
-        })
+        self.model.log(
+            {
+                "t": time.time(),
+                "method": self.command,
+                "path": self.path.split("?")[0],
+                "user_agent": self.headers.get("User-Agent", ""),
+                "model": body.get("model"),
+                "stream": bool(body.get("stream")),
+                "tools": sorted(tool_schemas(body)),
+                "messages": conversation(body),
+                "reply": reply,
+            }
+        )

@@ -147,12 +147,12 @@ def main(plan_path: str) -> int:
 
     def on_signal(signum, _frame):
         interrupted.append(signal.Signals(signum).name)
+
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
 
     subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
-    with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent,
-                       prompts=plan.get("prompt_scripts")) as model:
+    with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent, prompts=plan.get("prompt_scripts")) as model:
         env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
         env["PROBE_RUN_ID"] = run_id
         started = time.time()
@@ -162,10 +162,12 @@ def main(plan_path: str) -> int:
                 from .terminal import drive
             except ImportError:  # run as a script, with terminal.py beside it
                 from terminal import drive
+
             def tick():
                 watcher.poll()
                 if interrupted:
                     raise KeyboardInterrupt
+
             try:
                 tty, pgids = drive(plan, env, tick, model, started, deadline, preexec)
             except KeyboardInterrupt:  # the drive closed its terminal; the sweep does the rest
@@ -178,9 +180,16 @@ def main(plan_path: str) -> int:
             exit_code, timed_out, pgids = None, False, []
             with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
                 try:
-                    proc = subprocess.Popen(plan["argv"], cwd=plan["cwd"], env=env,
-                                            stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                            start_new_session=True, preexec_fn=preexec)
+                    proc = subprocess.Popen(
+                        plan["argv"],
+                        cwd=plan["cwd"],
+                        env=env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=err,
+                        start_new_session=True,
+                        preexec_fn=preexec,
+                    )
                 except OSError as e:
                     result["error"] = f"cannot start {plan['argv'][0]}: {e.strerror}"
                     write_result(plan["result"], result)
@@ -201,19 +210,21 @@ def main(plan_path: str) -> int:
         if not plan.get("interactive"):
             exit_code = proc.wait()
         watcher.poll()
-    result.update({
-        "exit_code": None if timed_out or interrupted else exit_code,
-        "exit_signal": signal.Signals(-exit_code).name if exit_code is not None and exit_code < 0 else None,
-        "timed_out": timed_out,
-        "interrupted": interrupted[0] if interrupted else None,
-        "started_at": started,
-        "cli_ended_at": cli_ended,
-        "wall_s": round(cli_ended - started, 3),
-        "port": model.port,
-        "hook_deaths": {str(p): t for p, t in watcher.died_at.items()},
-        "alive_at_cli_exit": left,
-        "harness_killed": harness_killed,
-    })
+    result.update(
+        {
+            "exit_code": None if timed_out or interrupted else exit_code,
+            "exit_signal": signal.Signals(-exit_code).name if exit_code is not None and exit_code < 0 else None,
+            "timed_out": timed_out,
+            "interrupted": interrupted[0] if interrupted else None,
+            "started_at": started,
+            "cli_ended_at": cli_ended,
+            "wall_s": round(cli_ended - started, 3),
+            "port": model.port,
+            "hook_deaths": {str(p): t for p, t in watcher.died_at.items()},
+            "alive_at_cli_exit": left,
+            "harness_killed": harness_killed,
+        }
+    )
     write_result(plan["result"], result)
     return 130 if interrupted else 0
 

@@ -46,8 +46,9 @@ class Terminal:
         self.screen = Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.log, self.tick = log, tick
-        self.child = pexpect.spawn(argv[0], argv[1:], env=env, cwd=cwd, dimensions=(rows, cols),
-                                   encoding=None, timeout=1, preexec_fn=preexec)
+        self.child = pexpect.spawn(
+            argv[0], argv[1:], env=env, cwd=cwd, dimensions=(rows, cols), encoding=None, timeout=1, preexec_fn=preexec
+        )
         self.screen.reply = lambda data: self.child.send(data.encode())
         self.last_output = time.time()
 
@@ -143,8 +144,7 @@ class Driver:
         if do == "start":
             if self.term is not None:
                 self.exit_codes.append(self.term.close())
-            self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick,
-                                 self.preexec)
+            self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick, self.preexec)
             self.pgids.append(self.term.child.pid)
             ok = self.wait(self.ready, self.ready_timeout_s)
             return ok, "ready" if ok else "could not reach the ready prompt"
@@ -183,9 +183,17 @@ class Driver:
             for step in self.steps:
                 t = time.time()
                 ok, state = self.step(step)
-                steps.append({"do": step["do"], "text": step.get("text"),
-                              "offset_s": round(t - started, 3), "took_s": round(time.time() - t, 3),
-                              "ok": ok, "state": state, "screen": self.term.text()[-SCREEN_CHARS:]})
+                steps.append(
+                    {
+                        "do": step["do"],
+                        "text": step.get("text"),
+                        "offset_s": round(t - started, 3),
+                        "took_s": round(time.time() - t, 3),
+                        "ok": ok,
+                        "state": state,
+                        "screen": self.term.text()[-SCREEN_CHARS:],
+                    }
+                )
                 if not ok:
                     error = f"{step['do']}: {state}"
                     break
@@ -193,12 +201,17 @@ class Driver:
             if self.term is not None:
                 self.exit_codes.append(self.term.close())
             self.log.close()
-        return {"steps": steps, "error": error, "rows": self.rows, "cols": self.cols,
-                "exit_codes": self.exit_codes, "timed_out": time.time() >= self.deadline}
+        return {
+            "steps": steps,
+            "error": error,
+            "rows": self.rows,
+            "cols": self.cols,
+            "exit_codes": self.exit_codes,
+            "timed_out": time.time() >= self.deadline,
+        }
 
 
-def drive(plan: dict, env: dict, tick, model, started: float, deadline: float,
-          preexec=None) -> tuple[dict, list[int]]:
+def drive(plan: dict, env: dict, tick, model, started: float, deadline: float, preexec=None) -> tuple[dict, list[int]]:
     """Run the plan's interactive steps. Returns the drive record and the terminals' pids
     (each the leader of its own session, for the runner's final sweep)."""
     driver = Driver(plan, env, tick, model, deadline, preexec)
