@@ -1,0 +1,19 @@
+"""Classifiers: from what a session left behind to an outcome label and named observations.
+
+Each is a function of a session (session.Session: the parts of the evidence record it names
+in `reads`, so committed evidence can be classified again) returning (outcome,
+observations), registered with `@classifier(name, key=..., reads=...)` in the module of its
+family. Every observation a classifier reports is always present (its TypedDict says which);
+"not observed" is an explicit None, False or empty value, never a missing key. A recipe's
+`subject` is the canonical event under test.
+"""
+
+from __future__ import annotations
+
+from . import authority, context, contract, interactive, liveness  # noqa: F401  (each registers its classifiers)
+from .registry import CLASSIFIERS, Classifier, classifier, label, session_keys
+from .session import SENTINEL_RE, Session, hook_texts
+
+SESSION_KEYS = session_keys()  # what a committed record keeps for it to be classified again
+
+__all__ = ["CLASSIFIERS", "SENTINEL_RE", "SESSION_KEYS", "Classifier", "Session", "classifier", "hook_texts", "label"]

@@ -1,0 +1,151 @@
+"""Authority: a hook answers (allow, deny, rewrite, stop): is the action let through, and does
+its reason reach the model?"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from .registry import classifier
+from .session import (
+    Session,
+    count,
+    find_in_requests,
+    first,
+    hook_end,
+    hook_spec,
+    in_cli_output,
+    of_event,
+    payload_field,
+    requests_after,
+    sentinels,
+    tool_ran,
+)
+
+
+class DecisionObs(TypedDict):
+    tool_ran: bool
+    hook_fired: bool
+    hook_exit: str | None
+    hook_output_chars: int
+    reason_reached_model: bool
+    reason_location: dict[str, list[str]]
+    reason_verbatim: bool
+    reason_shown_to_user: bool
+    model_requests_after_hook: int
+
+
+@classifier(
+    "decision",
+    key="reason_reached_model",
+    reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
+)
+def decision(session: Session) -> tuple[str, DecisionObs]:
+    """A hook answers (exit code, JSON, text): is the action let through, and does the
+    hook's reason reach the model? Pre-tool and permission hooks gate the tool; a
+    prompt-submit hook gates the model call; a stop hook gates the end of the turn."""
+    subject = session["subject"]
+    inv = first(session, subject)
+    words = sentinels(hook_spec(session, subject))
+    seen = find_in_requests(session, words, inv["start_offset_s"] if inv else None)
+    obs: DecisionObs = {
+        "tool_ran": tool_ran(session),
+        "hook_fired": inv is not None,
+        "hook_exit": hook_end(inv),
+        "hook_output_chars": len(inv["output"] or "") if inv else 0,
+        "reason_reached_model": seen["reached"],
+        "reason_location": seen["where"],
+        "reason_verbatim": seen["verbatim"],
+        "reason_shown_to_user": in_cli_output(session, words),
+        "model_requests_after_hook": len(requests_after(session, inv["start_offset_s"])) if inv else 0,
+    }
+    if inv is None:
+        return "no-hook", obs
+    if subject == "prompt_submit":
+        return ("passed" if obs["model_requests_after_hook"] else "blocked"), obs
+    return ("allowed" if obs["tool_ran"] else "denied"), obs
+
+
+class RewriteObs(TypedDict):
+    hook_fired: bool
+    original_ran: bool
+    modified_ran: bool
+    hook_exit: str | None
+
+
+REWRITE_LABELS = {(False, True): "rewritten", (True, False): "original", (True, True): "both", (False, False): "neither"}
+
+
+@classifier("rewrite", reads=("subject", "invocations", "side_effects"))
+def rewrite(session: Session) -> tuple[str, RewriteObs]:
+    """A pre-tool hook rewrites the tool's arguments: which command ran?"""
+    inv = first(session, session["subject"])
+    watched = [m["path"] for m in session["side_effects"] if m["kind"] == "watched"]
+    original, modified = tool_ran(session), bool(watched)
+    obs: RewriteObs = {
+        "hook_fired": inv is not None,
+        "original_ran": original,
+        "modified_ran": modified,
+        "hook_exit": hook_end(inv),
+    }
+    if inv is None:
+        return "no-hook", obs
+    return REWRITE_LABELS[original, modified], obs
+
+
+class HaltObs(TypedDict):
+    hook_fired: bool
+    tool_ran: bool
+    model_requests_after_hook: int
+    stop_reason_shown_to_user: bool
+    stop_reason_reached_model: bool
+    cli_exit_code: int | None
+
+
+@classifier("halt", reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"))
+def halt(session: Session) -> tuple[str, HaltObs]:
+    """A hook asks the session to stop (Claude `continue: false`): does it?"""
+    inv = first(session, session["subject"])
+    words = sentinels(hook_spec(session, session["subject"]))
+    after = requests_after(session, inv["start_offset_s"]) if inv else []
+    obs: HaltObs = {
+        "hook_fired": inv is not None,
+        "tool_ran": tool_ran(session),
+        "model_requests_after_hook": len(after),
+        "stop_reason_shown_to_user": in_cli_output(session, words),
+        "stop_reason_reached_model": find_in_requests(session, words, inv["start_offset_s"] if inv else None)["reached"],
+        "cli_exit_code": session["cli"]["exit_code"],
+    }
+    if inv is None:
+        return "no-hook", obs
+    return ("continued" if after else "halted"), obs
+
+
+class StopLoopObs(TypedDict):
+    stop_invocations: int
+    stop_hook_active_first: object
+    stop_hook_active_later: list[str]
+    model_requests: int
+    session_timed_out: bool
+
+
+@classifier(
+    "stop-loop",
+    key="stop_invocations",
+    reads=("hooks", "invocations", "invocations_by_event", "model_request_count", "cli"),
+)
+def stop_loop(session: Session) -> tuple[str, StopLoopObs]:
+    """A stop hook that always blocks: does the CLI end the loop by itself?"""
+    stops = of_event(session, "stop")
+    active = [payload_field(i, "stop_hook_active") for i in stops if isinstance(i["payload"], dict)]
+    obs: StopLoopObs = {
+        "stop_invocations": count(session, "stop"),
+        "stop_hook_active_first": active[0] if active else None,
+        "stop_hook_active_later": sorted({str(a) for a in active[1:]}),
+        "model_requests": session["model_request_count"],
+        "session_timed_out": session["cli"]["timed_out"],
+    }
+    if session["cli"]["timed_out"]:
+        return "unbounded", obs
+    if obs["stop_invocations"] > 1:
+        return "bounded", obs
+    return ("single-stop" if stops else "no-stop"), obs

@@ -1,0 +1,263 @@
+"""Contract: what a hook is given (payload fields and their types, tool names, environment,
+working directory) and which hooks fire at all."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from .registry import classifier
+from .session import Session, count, first, of_event, payload_field, payload_of, tool_ran
+
+
+def value_type(value: object) -> str | None:
+    if value is None:
+        return None
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number"}
+    return names.get(type(value), type(value).__name__)
+
+
+class PayloadObs(TypedDict):
+    tool_ran: bool
+    fields: list[str]
+    field_types: dict[str, str | None]
+    tool_name: object
+    tool_args_field: str | None
+    tool_args_type: str | None
+    timestamp_type: str | None
+    traceparent: bool
+    fields_by_event: dict[str, list[str]]
+    event_order: list[str]
+
+
+@classifier("payload", key="tool_args_type", reads=("subject", "invocations", "side_effects"))
+def classify_payload(session: Session) -> tuple[str, PayloadObs]:
+    """Record the payload the subject event's hook receives, and every other hooked event's."""
+    inv = first(session, session["subject"])
+    by_event: dict[str, list[str]] = {}
+    for i in session["invocations"]:
+        if isinstance(i["payload"], dict):
+            by_event.setdefault(i["event"], sorted(i["payload"]))
+    pl = payload_of(inv)
+    args_key = next((k for k in ("toolArgs", "tool_input", "toolInput") if k in pl), None)
+    obs: PayloadObs = {
+        "tool_ran": tool_ran(session),
+        "fields": sorted(pl),
+        "field_types": {k: value_type(v) for k, v in sorted(pl.items())},
+        "tool_name": payload_field(inv, "toolName", "tool_name"),
+        "tool_args_field": args_key,
+        "tool_args_type": value_type(pl.get(args_key)) if args_key else None,
+        "timestamp_type": value_type(pl.get("timestamp")),
+        "traceparent": "traceparent" in pl or any("traceparent" in str(k).lower() for k in pl),
+        "fields_by_event": by_event,
+        "event_order": [i["event"] for i in session["invocations"]],
+    }
+    return ("recorded" if pl else "not-recorded"), obs
+
+
+def casing(pl: dict[str, object]) -> str:
+    keys = [k for k in pl if any(c.isupper() for c in k) or "_" in k]
+    snake = sum("_" in k for k in keys)
+    camel = sum(any(c.isupper() for c in k) for k in keys)
+    return "snake_case" if snake and not camel else "camelCase" if camel and not snake else "mixed"
+
+
+class CasingObs(TypedDict):
+    hook_fired: bool
+    registered_as: str | None
+    fields: list[str]
+    tool_name: object
+    timestamp_type: str | None
+
+
+@classifier("payload-casing", reads=("subject", "invocations"))
+def payload_casing(session: Session) -> tuple[str, CasingObs]:
+    """Which casing do the subject hook's payload fields use?"""
+    inv = first(session, session["subject"])
+    pl = payload_of(inv)
+    obs: CasingObs = {
+        "hook_fired": inv is not None,
+        "registered_as": inv["event"] if inv else None,
+        "fields": sorted(pl),
+        "tool_name": payload_field(inv, "toolName", "tool_name"),
+        "timestamp_type": value_type(pl.get("timestamp")),
+    }
+    if not (inv and isinstance(inv["payload"], dict)):
+        return "not-recorded", obs
+    return casing(pl), obs
+
+
+class ToolNamesObs(TypedDict):
+    tool_by_kind: dict[str, str]
+    pre_tool_names: list[object]
+    kinds_hooked: list[str]
+    missing_kinds: list[str]
+
+
+@classifier("tool-names", reads=("invocations", "model_requests"))
+def tool_names(session: Session) -> tuple[str, ToolNamesObs]:
+    """Which tool names reach pre-tool hooks for each scripted tool kind?"""
+    kinds: dict[str, str] = {}
+    for r in session["model_requests"]:
+        reply = r.get("reply") or {}
+        if reply.get("tool"):
+            kinds.setdefault(reply["kind"], reply["tool"])
+    hooked = [payload_field(i, "toolName", "tool_name") for i in of_event(session, "pre_tool") if isinstance(i["payload"], dict)]
+    missing = {(r.get("reply") or {}).get("missing_tool") for r in session["model_requests"]}
+    obs: ToolNamesObs = {
+        "tool_by_kind": kinds,
+        "pre_tool_names": hooked,
+        "kinds_hooked": sorted(k for k, name in kinds.items() if name in hooked),
+        "missing_kinds": sorted(k for k in missing if k is not None),
+    }
+    return f"{len(obs['kinds_hooked'])}-of-{len(kinds)}-hooked", obs
+
+
+class FiredObs(TypedDict):
+    invocations: int
+    tool_ran: bool
+    hooks_registered: list[str]
+    cli_mentions_hooks: list[str]
+    other_events_fired: list[str]
+
+
+@classifier("fired", reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "cli"))
+def classify_fired(session: Session) -> tuple[str, FiredObs]:
+    """Is the subject hook invoked at all (matchers, config keys, config files, trust)?"""
+    subject = session["subject"]
+    invs = of_event(session, subject)
+    output = session["cli"].get("stderr_tail", "") + session["cli"].get("stdout_tail", "")
+    obs: FiredObs = {
+        "invocations": count(session, subject),
+        "tool_ran": tool_ran(session),
+        "hooks_registered": [h["native"] for h in session["hooks"]],
+        "cli_mentions_hooks": sorted({ln.strip()[:200] for ln in output.splitlines() if "hook" in ln.lower()})[:5],
+        "other_events_fired": sorted({i["event"] for i in session["invocations"] if i["canonical_event"] != subject}),
+    }
+    return ("fired" if invs else "not-fired"), obs
+
+
+class InventoryObs(TypedDict):
+    counts: dict[str, int]
+    fired: list[str]
+    never_fired: list[str]
+    order: list[str]
+    tool_ran: bool
+
+
+@classifier("inventory", reads=("hooks", "invocations", "invocations_by_event", "side_effects"))
+def inventory(session: Session) -> tuple[str, InventoryObs]:
+    """Every event an agent version knows, hooked: how often each fired, in what order."""
+    registered = sorted({h["native"] for h in session["hooks"]})
+    counts = {e: session["invocations_by_event"].get(e, 0) for e in registered}
+    fired = sorted(e for e, n in counts.items() if n)
+    obs: InventoryObs = {
+        "counts": counts,
+        "fired": fired,
+        "never_fired": sorted(e for e, n in counts.items() if not n),
+        "order": [i["event"] for i in session["invocations"]],
+        "tool_ran": tool_ran(session),
+    }
+    return f"{len(fired)}-of-{len(registered)}-fired", obs
+
+
+# Environment variables that mark a hook's host (the agents' own and the shared ones); the
+# env classifier reports which of them a hook was given.
+MARKER_VARS = (
+    "COPILOT_CLI",
+    "COPILOT_CLI_BINARY_VERSION",
+    "COPILOT_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+    "AI_AGENT",
+    "COPILOT_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_ROOT",
+    "PLUGIN_ROOT",
+    "TRACEPARENT",
+    "COPILOT_HOME",
+    "HOME",
+)
+
+
+class EnvObs(TypedDict):
+    hook_fired: bool
+    env_names: list[str]
+    markers: dict[str, bool]
+    secrets_passed: list[str]
+    traceparent_in_env: bool
+    stripped: list[str] | None
+    added: list[str] | None
+
+
+@classifier("env", reads=("subject", "invocations", "cli"))
+def classify_env(session: Session) -> tuple[str, EnvObs]:
+    """The environment a hook is given: names, project and version markers, secrets passed,
+    and against the CLI's own environment, the names it lacks (stripped) and gained (added)."""
+    inv = first(session, session["subject"])
+    e = inv["env"] if inv else {}
+    cli_env = session["cli"].get("env_names")  # absent from evidence older than this field
+    obs: EnvObs = {
+        "hook_fired": inv is not None,
+        "env_names": sorted(e),
+        "markers": {k: (k in e) for k in MARKER_VARS},
+        "secrets_passed": sorted(k for k, v in e.items() if v == "<redacted>" or k.endswith(("_KEY", "_TOKEN"))),
+        "traceparent_in_env": any(k.lower() == "traceparent" for k in e),
+        "stripped": sorted(set(cli_env) - set(e)) if cli_env is not None and inv else None,
+        "added": sorted(set(e) - set(cli_env)) if cli_env is not None and inv else None,
+    }
+    return ("recorded" if inv else "no-hook"), obs
+
+
+class CwdObs(TypedDict):
+    hook_cwd: str | None
+    cli_cwd: str
+    payload_cwd: object
+
+
+@classifier("cwd", key="hook_cwd", reads=("subject", "cli_cwd", "invocations"))
+def classify_cwd(session: Session) -> tuple[str, CwdObs]:
+    """The working directory a hook runs in: the project root, or the session's cwd?"""
+    inv = first(session, session["subject"])
+    rel = inv["cwd_relative"] if inv else None
+    obs: CwdObs = {"hook_cwd": rel, "cli_cwd": session["cli_cwd"], "payload_cwd": payload_field(inv, "cwd")}
+    if inv is None:
+        return "no-hook", obs
+    if session["cli_cwd"] == ".":
+        return "cli-at-root", obs  # root and session directory are one: the reference case
+    if rel == session["cli_cwd"]:
+        return "session-cwd", obs
+    return ("project-root" if rel == "." else "other"), obs
+
+
+class SubagentObs(TypedDict):
+    subagent_ran: bool
+    subagent_start: int
+    subagent_stop: int
+    child_pre_tool: int
+    subagent_start_fields: list[str]
+    subagent_stop_fields: list[str]
+    child_pre_tool_fields: list[str]
+    subagent_tool: str | None
+
+
+@classifier("subagent", reads=("invocations", "side_effects", "model_requests"))
+def subagent(session: Session) -> tuple[str, SubagentObs]:
+    """A session starts a subagent: which hooks fire for the child, with what payload?"""
+    child_tools = [i for i in of_event(session, "pre_tool") if "probe-subagent" in str(i["payload"])]
+    starts, stops = of_event(session, "subagent_start"), of_event(session, "subagent_stop")
+    ran = any(m["kind"] == "watched" for m in session["side_effects"])
+    parts = [name for name, hit in (("start", starts), ("stop", stops), ("child-tools", child_tools)) if hit]
+    replies = [r.get("reply") or {} for r in session["model_requests"]]
+    obs: SubagentObs = {
+        "subagent_ran": ran,
+        "subagent_start": len(starts),
+        "subagent_stop": len(stops),
+        "child_pre_tool": len(child_tools),
+        "subagent_start_fields": sorted(payload_of(starts[0])) if starts else [],
+        "subagent_stop_fields": sorted(payload_of(stops[0])) if stops else [],
+        "child_pre_tool_fields": sorted(payload_of(child_tools[0])) if child_tools else [],
+        "subagent_tool": next((r["tool"] for r in replies if r.get("kind") == "subagent"), None),
+    }
+    if not ran and not parts:
+        return "no-subagent", obs
+    return "+".join(parts) if parts else "no-subagent-hooks", obs
