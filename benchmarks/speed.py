@@ -25,8 +25,9 @@ from pathlib import Path
 from probes import install
 from probes.agents import AGENTS
 from probes.backends import BACKENDS
+from probes.plan import RunDirs, runner_plan, workspace
 from probes.recipes import Recipe
-from probes.run import RUNNER_FILES, RunDirs, plan, workspace
+from probes.run import RUNNER_FILES
 
 
 def bare_session(agent, version: str) -> float:
@@ -38,7 +39,8 @@ def bare_session(agent, version: str) -> float:
             (run.bin / name).write_bytes((Path(install.__file__).parent / "runner" / name).read_bytes())
         workspace(run)
         start = time.perf_counter()
-        BACKENDS["local"].run(run.root, plan(agent, prefix, recipe, run))
+        local = BACKENDS["local"]
+        local.run(run.root, runner_plan(agent, prefix, recipe.for_agent(agent.name), run, local.node_dir()))
         return time.perf_counter() - start
 
 

@@ -6,11 +6,14 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from .errors import HarnessError
+
+if TYPE_CHECKING:
+    from .classify import Session
 
 SCHEMA_VERSION = 1
 
@@ -43,7 +46,7 @@ class Invocation(Record):
     first_signal_offset_s: float | None
     output: str | None
     stderr: str | None
-    grandchild: dict | None = None  # a process the hook left behind, and its fate
+    grandchild: dict[str, Any] | None = None  # a process the hook left behind, and its fate
     surface: str = "command"  # or "extension": a handler call in the SDK extension's process
     extension_result: str | None = None  # extension: returned, threw, exited; null: never answered
     error: str | None = None  # extension: the error a handler threw
@@ -57,10 +60,10 @@ class ModelRequest(Record):
     model: str | None
     user_agent: str
     tools: list[str]
-    sentinels: dict[str, dict]  # PROBE-... word -> {"roles", "verbatim", "snippet"}, from the full text
+    sentinels: dict[str, dict[str, Any]]  # PROBE-... word -> {"roles", "verbatim", "snippet"}, from the full text
     message_count: int
-    messages: list[dict]  # [{"role", "chars", "text"}]: the first and last few, each bounded
-    reply: dict | None
+    messages: list[dict[str, Any]]  # [{"role", "chars", "text"}]: the first and last few, each bounded
+    reply: dict[str, Any] | None
 
 
 class CliRun(Record):
@@ -73,6 +76,27 @@ class CliRun(Record):
     stdout_tail: str
     stderr_tail: str
     env_names: list[str] | None = None  # the environment the CLI was started with (names only)
+
+
+class Collected(Record):
+    """What a session left, collected and scrubbed (probes/collect.py): the parts of the
+    evidence record a classifier reads (classify.Session), with every invocation and model
+    request (the record keeps a sample of a runaway session's)."""
+
+    subject: str | None
+    cli_cwd: str
+    hooks: list[dict[str, Any]]
+    cli: CliRun
+    invocations: list[Invocation]
+    invocations_by_event: dict[str, int]
+    model_requests: list[ModelRequest]
+    model_request_count: int
+    side_effects: list[dict[str, Any]]
+    transcript: list[dict[str, Any]] | None
+
+    def classifiable(self) -> Session:
+        """As a classifier reads it: the same JSON as the committed record's parts."""
+        return cast("Session", self.model_dump(mode="json"))  # these fields are Session's keys
 
 
 class Evidence(Record):
@@ -97,21 +121,21 @@ class Evidence(Record):
     subject: str | None  # the canonical event under test
     outcome: str
     observations: dict[str, Any]
-    claims: list[dict]  # what docs and changelogs say, and whether this run agrees
-    hooks: list[dict]  # what was registered: canonical, native, timeout, behaviour
+    claims: list[dict[str, Any]]  # what docs and changelogs say, and whether this run agrees
+    hooks: list[dict[str, Any]]  # what was registered: canonical, native, timeout, behaviour
     invocations: list[Invocation]  # all, or a sample (first and last) of a runaway session
     invocation_count: int
     invocations_by_event: dict[str, int]
     model_requests: list[ModelRequest]
     model_request_count: int
-    side_effects: list[dict]  # files the scripted tool steps left: {"step", "kind", "path", "offset_s"}
+    side_effects: list[dict[str, Any]]  # files the scripted tool steps left: {"step", "kind", "path", "offset_s"}
     cli: CliRun
     cli_cwd: str  # where the CLI started, relative to the workspace
     cleanup: dict[str, Any]
     surface: str = "command"  # which hook surface the recipe probes: command or extension
     route: str | None = None  # how the harness made the CLI load the extension
     mode: str = "prompt"  # prompt (-p) or interactive (a terminal session driven step by step)
-    transcript: list[dict] | None = None  # interactive: each step, when, how it ended, the screen after
+    transcript: list[dict[str, Any]] | None = None  # interactive: each step, when, how it ended, the screen after
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
 
     def to_json(self) -> str:
@@ -153,7 +177,7 @@ def check_writable(results: Path) -> None:
         raise InputError(f"results directory {results} is not writable: choose another with --results")
 
 
-def load_evidence(path: Path, follow: bool = True) -> dict:
+def load_evidence(path: Path, follow: bool = True) -> dict[str, Any]:
     """The record in `path` as a dict, checked (a regular file of bounded size, UTF-8 JSON of
     bounded depth, the Evidence schema, the claims and repeats the tables read), or
     InputError naming the file."""
@@ -168,7 +192,7 @@ def load_evidence(path: Path, follow: bool = True) -> dict:
     return parse_evidence(path, data)
 
 
-def parse_evidence(path: Path, data: bytes) -> dict:
+def parse_evidence(path: Path, data: bytes) -> dict[str, Any]:
     """`data` (read from `path`) as a checked record; see load_evidence."""
     from pydantic import ValidationError
 

@@ -11,12 +11,16 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 from filelock import FileLock
 
 from .errors import HarnessError
 from .spec import npm, npm_error
+
+if TYPE_CHECKING:
+    from .agents import Agent
 
 INSTALL_TIMEOUT_S = 600
 
@@ -26,20 +30,20 @@ def cache_root() -> Path:
     return Path(os.environ.get("PROBE_CACHE") or platformdirs.user_cache_dir("probe"))
 
 
-def prefix_for(agent, version: str) -> Path:
+def prefix_for(agent: Agent, version: str) -> Path:
     return cache_root() / "cli" / agent.name / version
 
 
-def installed(agent, version: str) -> bool:
+def installed(agent: Agent, version: str) -> bool:
     return agent.binary_path(prefix_for(agent, version)).exists()
 
 
-def installed_versions(agent) -> list[str]:
+def installed_versions(agent: Agent) -> list[str]:
     root = cache_root() / "cli" / agent.name
     return sorted(p.name for p in root.iterdir() if p.is_dir() and installed(agent, p.name)) if root.is_dir() else []
 
 
-def install(agent, version: str) -> Path:
+def install(agent: Agent, version: str) -> Path:
     """The prefix holding `agent` at `version`, installing it first if needed."""
     prefix = prefix_for(agent, version)
     if installed(agent, version):

@@ -10,6 +10,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 RECIPE_MAX_BYTES = 256 * 1024  # shipped recipes are under 2 KiB
 EVIDENCE_MAX_BYTES = 8 * 1024 * 1024  # the biggest committed record is ~140 KiB (sampled sessions)
@@ -60,9 +61,9 @@ def decode(data: bytes) -> str:
         raise BadFile(f"not UTF-8 at byte {e.start}") from None
 
 
-def json_depth(value) -> int:
+def json_depth(value: Any) -> int:
     """Nesting depth, walked iteratively (a deep value must not exhaust the stack here)."""
-    deepest, todo = 0, [(value, 1)]
+    deepest, todo = 0, [(value, 1)]  # (a value, its depth)
     while todo:
         v, d = todo.pop()
         if isinstance(v, (dict, list)):
@@ -73,12 +74,12 @@ def json_depth(value) -> int:
     return deepest
 
 
-def load_json(path: Path, limit: int, follow: bool = True):
+def load_json(path: Path, limit: int, follow: bool = True) -> Any:
     """Parsed JSON from a bounded regular file; BadFile says why not."""
     return parse_json(read_bounded(path, limit, follow))
 
 
-def parse_json(data: bytes):
+def parse_json(data: bytes) -> Any:
     """UTF-8 JSON no deeper than JSON_MAX_DEPTH; BadFile says why not."""
     text = decode(data)
     try:
@@ -104,8 +105,8 @@ def bounded_loader() -> type:
     class BoundedLoader(yaml.SafeLoader):
         depth = 0
 
-        def compose_node(self, parent, index):
-            event = self.peek_event()
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()  # type: ignore[no-untyped-call]  # types-PyYAML leaves it unannotated
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
                 raise ComposerError(None, None, "anchors and aliases (&, *) are not allowed", event.start_mark)
             if self.depth >= YAML_MAX_DEPTH:

@@ -7,16 +7,18 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from . import install, spec
-from .agents import AGENTS
+from .agents import AGENTS, Agent
 from .agents import get as get_agent
 from .errors import InputError, ProbeError
 from .limits import MAX_SHARDS
-from .recipes import load_all, pick
+from .recipes import Recipe, load_all
 from .runner.jail import die_with_parent
 
 
@@ -30,7 +32,7 @@ class Cell:
     evidence: str | None = None
 
 
-def select_versions(agent, selector: str, prereleases: bool = False) -> list[str]:
+def select_versions(agent: Agent, selector: str, prereleases: bool = False) -> list[str]:
     """`1.0.80,1.0.81`, `1.0.80..1.0.92` (published releases in between, both ends included),
     `latest:N` (the newest N releases) or `latest`."""
     pub = spec.published(agent.package)
@@ -91,18 +93,19 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(m[1]), int(m[2])
 
 
-def expected_cost_s(recipe, agent: str) -> float:
+def expected_cost_s(recipe: Recipe, agent: str) -> float:
     """What a cell should cost, from the recipe alone (so every runner computes the same
     shards): a session, plus each interactive action, plus every wait its hooks make, capped
     by their timeout and the budget."""
     if recipe.slow:
         return recipe.budget_s
-    waits = ACTION_COST_S * len(recipe.actions()) if recipe.mode == "interactive" else 0.0
-    for hook in recipe.hooks:
-        behavior = pick(hook.behavior, agent)
-        if behavior is None or not (behavior.hang or behavior.seconds):
+    resolved = recipe.for_agent(agent)
+    waits = ACTION_COST_S * len(resolved.actions) if recipe.mode == "interactive" else 0.0
+    for hook in resolved.hooks:
+        behavior = hook.behavior
+        if not (behavior.hang or behavior.seconds):
             continue
-        wait = float("inf") if behavior.hang else behavior.seconds
+        wait = float("inf") if behavior.hang else (behavior.seconds or 0.0)
         waits += min(wait, hook.timeout_s or recipe.budget_s)
     return min(SESSION_COST_S + waits, recipe.budget_s)
 
@@ -112,7 +115,8 @@ def shard(cells: list[Cell], index: int, count: int) -> list[Cell]:
     every cell, balanced by expected cost (longest first, each to the least loaded slice)."""
     recipes = load_all()
     cost = {(c.spec, c.recipe): expected_cost_s(recipes[c.recipe], c.spec.split("@")[0]) for c in cells}
-    loads, owner = [0.0] * count, {}
+    loads = [0.0] * count
+    owner: dict[tuple[str, str], int] = {}
     for c in sorted(cells, key=lambda c: (-cost[c.spec, c.recipe], c.spec, c.recipe)):
         slot = min(range(count), key=lambda i: (loads[i], i))
         loads[slot] += cost[c.spec, c.recipe]
@@ -160,24 +164,27 @@ def run(cells: list[Cell], results: Path, jobs: int, repeat: int = 1) -> list[Ce
     return sorted(done, key=lambda c: key[c.spec, c.recipe])
 
 
-def _progress(total: int):
+Report = Callable[[Cell | None], None]  # a cell done; None: all done
+
+
+def _progress(total: int) -> Report:
     """A live bar on a terminal (tqdm), plain lines otherwise."""
     if sys.stderr.isatty():
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="cell", file=sys.stderr)
 
-        def report(cell):
+        def bar_report(cell: Cell | None) -> None:
             if cell is None:
                 bar.close()
                 return
             bar.set_postfix_str(f"{cell.spec} {cell.recipe}: {cell.outcome or 'failed'}", refresh=False)
             bar.update(1)
 
-        return report
+        return bar_report
     n = [0]
 
-    def report(cell):
+    def report(cell: Cell | None) -> None:
         if cell is not None:
             n[0] += 1
             print(
@@ -193,5 +200,5 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def as_dicts(cells: list[Cell]) -> list[dict]:
+def as_dicts(cells: list[Cell]) -> list[dict[str, Any]]:
     return [asdict(c) for c in cells]

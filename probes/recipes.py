@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
@@ -20,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from .agents import AGENTS, CANONICAL_EVENTS
+from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from .errors import InputError
 from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, read_bounded
 
@@ -60,7 +62,10 @@ def inside(path: str | None, what: str, base: str) -> str | None:
     return path
 
 
-def _env_ok(env: dict) -> dict:
+Env = dict[str, str | None]  # CLI environment changes: None unsets
+
+
+def _env_ok(env: Mapping[str, Any]) -> Mapping[str, Any]:
     for name, value in env.items():
         if isinstance(value, dict):
             _env_ok(value)
@@ -90,8 +95,8 @@ class Behavior(Strict):
     seconds: float | None = None
     hang: bool = False
     signal: Literal["SIGKILL", "SIGSEGV", "SIGABRT", "SIGTERM"] | None = None
-    stdout: str | dict | None = None
-    stdout_pad: int = Field(0, ge=0, le=16 * 2**20)  # spaces printed after stdout: a very large output (bounded)
+    stdout: str | dict[Any, Any] | None = None
+    stdout_pad: int = Field(default=0, ge=0, le=16 * 2**20)  # spaces printed after stdout: a very large output (bounded)
     stderr: str | None = None
     exit_code: int = 0
     throw: bool = False  # extension only: the handler rejects with an Error
@@ -102,14 +107,18 @@ COMMAND_ONLY = ("read_stdin", "grandchild", "ignore_sigterm", "signal", "stdout_
 EXTENSION_ONLY = ("throw", "exit_process")
 
 
-def pick(value, agent: str):
-    """A recipe value that may differ per agent: {copilot: ..., claude: ...} or one for all."""
+T = TypeVar("T")
+
+
+def pick(value: T | Mapping[str, T], agent: str) -> T | None:
+    """A recipe value that may differ per agent: {AGENT: value, ...}, or one for all."""
     if isinstance(value, dict) and value and set(value) <= set(AGENTS):
-        return value.get(agent)
-    return value
+        per_agent: Mapping[str, T] = value
+        return per_agent.get(agent)
+    return value  # type: ignore[return-value]  # not a per-agent mapping: the value itself
 
 
-def _agent_keys(value, what: str):
+def _agent_keys(value: T, what: str) -> T:
     if isinstance(value, dict) and not set(value) <= set(AGENTS):
         raise ValueError(f"{what} per agent takes keys {', '.join(AGENTS)}, not {', '.join(sorted(set(value) - set(AGENTS)))}")
     return value
@@ -122,11 +131,11 @@ class Hook(Strict):
     matcher: str | dict[str, str] | None = None  # or one per agent
     casing: Literal["native", "pascal"] = "native"  # Copilot: camelCase or PascalCase key
     native: str | dict[str, str] | None = None  # register under exactly this key (e.g. mis-cased)
-    raw: dict | None = None  # register this entry as written, not the instrumented hook
+    raw: dict[Any, Any] | None = None  # register this entry as written, not the instrumented hook
     agents: list[str] | None = None  # only for these agents (default: all the recipe's)
 
     @model_validator(mode="after")
-    def _known_event(self):
+    def _known_event(self) -> Hook:
         if self.event not in CANONICAL_EVENTS:
             raise ValueError(f"unknown canonical event {self.event!r}; known: {', '.join(CANONICAL_EVENTS)}")
         for name in ("behavior", "matcher", "native"):
@@ -146,11 +155,11 @@ class Step(Strict):
 
     @field_validator("path")
     @classmethod
-    def _path_inside(cls, v):
+    def _path_inside(cls, v: str | None) -> str | None:
         return inside(v, "path", "the directory the CLI starts in")
 
     @model_validator(mode="after")
-    def _one_kind(self):
+    def _one_kind(self) -> Step:
         if (self.tool is None) == (self.text is None):
             raise ValueError("a turn has exactly one of `tool` or `text`")
         if self.tool is not None and self.tool not in TOOL_KINDS:
@@ -169,7 +178,7 @@ class Action(Strict):
     start: Literal["new", "resume"] | None = None  # start the CLI again (resume: the last session)
 
     @model_validator(mode="after")
-    def _one_kind(self):
+    def _one_kind(self) -> Action:
         kinds = [k for k in ("prompt", "answer", "command", "start") if getattr(self, k) is not None]
         kinds += ["exit"] if self.exit else []
         if len(kinds) != 1:
@@ -188,7 +197,7 @@ class Claim(Strict):
     since: str | None = None  # the version it names; the claim applies from there on
     until: str | None = None  # last version it applies to
     outcome: str | None = None  # the label that agrees with it
-    observation: dict | None = None  # or observation values that agree with it
+    observation: dict[Any, Any] | None = None  # or observation values that agree with it
 
 
 class Recipe(Strict):
@@ -206,10 +215,10 @@ class Recipe(Strict):
     subagent_turns: list[Step] = Field(
         default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")]
     )
-    budget_s: float = Field(20.0, gt=0, le=600)  # the session is cut here; the longest shipped is 60
-    env: dict[str, str | None] | dict[str, dict[str, str | None]] = Field(default_factory=dict)  # CLI env changes (None unsets)
+    budget_s: float = Field(default=20.0, gt=0, le=600)  # the session is cut here; the longest shipped is 60
+    env: Env | dict[str, Env] = Field(default_factory=dict)  # CLI env changes (None unsets), or one per agent
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
-    config_location: Literal["native", "claude-settings"] = "native"  # Copilot: also .claude/settings.json
+    config_location: str = NATIVE  # where the hooks are written: one of the agents' config_locations
     permissive: bool = True  # tools pre-approved (Copilot --allow-all-tools; Claude --allowedTools)
     watch_files: list[str] = Field(default_factory=list)  # more side effects to time
     claims: list[Claim] = Field(default_factory=list)
@@ -221,24 +230,34 @@ class Recipe(Strict):
 
     @field_validator("cwd")
     @classmethod
-    def _cwd_inside(cls, v):
+    def _cwd_inside(cls, v: str | None) -> str | None:
         return inside(v, "cwd", "the workspace")
 
     @field_validator("watch_files")
     @classmethod
-    def _watch_inside(cls, v):
-        return [inside(p, "watched file", "the directory the CLI starts in") for p in v]
+    def _watch_inside(cls, v: list[str]) -> list[str]:
+        for path in v:
+            inside(path, "watched file", "the directory the CLI starts in")
+        return v
 
     @field_validator("env")
     @classmethod
-    def _env(cls, v):
-        return _env_ok(v)
+    def _env(cls, v: Env | dict[str, Env]) -> Env | dict[str, Env]:
+        _env_ok(v)
+        return v
 
     @model_validator(mode="after")
-    def _check(self):
+    def _check(self) -> Recipe:
         unknown = [a for a in self.agents if a not in AGENTS]
         if unknown:
             raise ValueError(f"unknown agents {unknown}; known: {', '.join(AGENTS)}")
+        if self.config_location not in config_locations():
+            raise ValueError(f"config_location {self.config_location!r}; known: {', '.join(sorted(config_locations()))}")
+        for agent in self.agents:
+            if self.config_location not in AGENTS[agent].config_locations:
+                raise ValueError(f"config_location {self.config_location!r} is not read by {agent}")
+            if self.surface == "extension" and AGENTS[agent].extension is None:
+                raise ValueError(f"{agent} has no extension surface")
         if (self.control is None) == (self.control_of is None):
             raise ValueError("a recipe names its `control`, or is a control and names `control_of`")
         from .classify import CLASSIFIERS
@@ -261,7 +280,7 @@ class Recipe(Strict):
         return self
 
     def control_for(self, agent: str) -> str | None:
-        return pick(self.control, agent)
+        return pick(self.control, agent) if self.control is not None else None
 
     def canonical_events(self) -> list[str]:
         return sorted({h.event for h in self.hooks})
@@ -272,6 +291,76 @@ class Recipe(Strict):
 
     def subject_event(self) -> str | None:
         return self.subject or (self.hooks[0].event if self.hooks else None)
+
+    def env_for(self, agent: str) -> Env:
+        """The CLI's environment changes for `agent` (as `pick` reads the per-agent form)."""
+        if self.env and set(self.env) <= set(AGENTS):
+            per_agent = self.env.get(agent)
+            return dict(per_agent) if isinstance(per_agent, dict) else {}
+        return {k: v for k, v in self.env.items() if not isinstance(v, dict)}
+
+    def for_agent(self, agent: str) -> ResolvedRecipe:
+        """This recipe as one agent runs it: every per-agent value picked, its hooks only."""
+        hooks = tuple(
+            ResolvedHook(
+                index=n,
+                event=hook.event,
+                behavior=pick(hook.behavior, agent) or Behavior(),
+                timeout_s=hook.timeout_s,
+                matcher=pick(hook.matcher, agent),
+                casing=hook.casing,
+                native=pick(hook.native, agent),
+                raw=pick(hook.raw, agent) if hook.raw is not None else None,
+            )
+            for n, hook in enumerate(self.hooks)
+            if hook.agents is None or agent in hook.agents
+        )
+        return ResolvedRecipe(
+            agent=agent,
+            recipe=self,
+            control=self.control_for(agent),
+            hooks=hooks,
+            env=self.env_for(agent),
+            subject=self.subject_event(),
+            actions=tuple(self.actions()),
+        )
+
+
+@dataclass(frozen=True)
+class ResolvedHook:
+    """One hook of a recipe as one agent gets it: no per-agent values left."""
+
+    index: int  # its place in the recipe's hooks (names its registration)
+    event: str  # canonical
+    behavior: Behavior
+    timeout_s: float | None
+    matcher: str | None
+    casing: str
+    native: str | None  # register under exactly this key
+    raw: dict[Any, Any] | None  # an entry written as given
+
+    @property
+    def key(self) -> str:
+        """The registration's name, in the hook's sidecar and its records."""
+        return f"{self.index}-{self.event}"
+
+
+@dataclass(frozen=True)
+class ResolvedRecipe:
+    """A recipe resolved for one agent (Recipe.for_agent): what planning, collection and
+    classification read. The recipe's agent-independent fields are read through `recipe`."""
+
+    agent: str
+    recipe: Recipe
+    control: str | None
+    hooks: tuple[ResolvedHook, ...]  # those that apply to the agent
+    env: Mapping[str, str | None]
+    subject: str | None  # the canonical event under test
+    actions: tuple[Action, ...]  # interactive: what the person does
+
+    @property
+    def name(self) -> str:
+        return self.recipe.name
 
 
 def recipes_dir() -> Path:
@@ -316,12 +405,12 @@ def load_file(path: Path) -> Recipe:
     return recipe
 
 
-def _nul_at(data) -> tuple | None:
+def _nul_at(data: object) -> tuple[Any, ...] | None:
     """Where the first string (key or value) holding NUL is: no argv, env or file name can."""
-    todo = [((), data)]
+    todo: list[tuple[tuple[Any, ...], object]] = [((), data)]
     while todo:
         loc, v = todo.pop()
-        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        items: Any = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
         for k, x in items:
             if (isinstance(k, str) and "\0" in k) or (isinstance(x, str) and "\0" in x):
                 return (*loc, k)
@@ -329,7 +418,7 @@ def _nul_at(data) -> tuple | None:
     return None
 
 
-def yaml_line(node, loc) -> int | None:
+def yaml_line(node: Any, loc: Sequence[Any]) -> int | None:
     """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
     line = None
     for part in loc:

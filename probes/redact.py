@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Mapping, Set
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 REDACTED = "<redacted>"
@@ -24,7 +26,7 @@ def secret_name(name: str) -> bool:
     return bool(SECRET_NAME.search(name))
 
 
-def known_secrets(*envs: dict) -> set[str]:
+def known_secrets(*envs: Mapping[str, Any] | None) -> set[str]:
     """Values of secret-named variables, and their encoded forms: scrubbed wherever else
     they appear."""
     values = {
@@ -46,13 +48,13 @@ def encoded(secret: str) -> set[str]:
     return {f for f in forms if len(f) >= MIN_KNOWN_SECRET}
 
 
-def redact_text(text: str, secrets: set[str] = frozenset()) -> str:
+def redact_text(text: str, secrets: Set[str] = frozenset()) -> str:
     for s in sorted(secrets, key=len, reverse=True):
         text = text.replace(s, REDACTED)
     return SECRET_VALUE.sub(REDACTED, text)
 
 
-def redact_env(env: dict, secrets: set[str] = frozenset()) -> dict:
+def redact_env(env: Mapping[str, str] | None, secrets: Set[str] = frozenset()) -> dict[str, str]:
     return {
         k: (REDACTED if secret_name(k) or SECRET_VALUE.search(v or "") else redact_text(v, secrets))
         for k, v in sorted((env or {}).items())
@@ -62,7 +64,7 @@ def redact_env(env: dict, secrets: set[str] = frozenset()) -> dict:
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
-def redact(value, secrets: set[str] = frozenset()):
+def redact(value: Any, secrets: Set[str] = frozenset()) -> Any:
     """Every string in a JSON-like value, recursively; under environment-style keys
     (UPPER_CASE) a secret-looking name hides the value too."""
     if isinstance(value, str):

@@ -29,7 +29,7 @@ UNLOCKED_GRACE_S = 600  # a directory without a lock (an older harness's, or one
 def remove(path: Path) -> None:
     """Remove a run directory, even one whose session made parts of it unwritable."""
 
-    def make_writable(_func, p, _exc) -> None:
+    def make_writable(_func: object, p: str, _exc: object) -> None:
         with contextlib.suppress(OSError):
             parent = os.path.dirname(p)
             os.chmod(parent, stat.S_IRWXU)

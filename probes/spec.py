@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from .errors import HarnessError, InputError
@@ -27,11 +28,12 @@ class Spec:
         return f"{self.agent}@{self.version}"
 
 
-def parse_spec(text: str, agents) -> Spec:
+def parse_spec(text: str, agents: Collection[str]) -> Spec:
     m = SPEC_RE.fullmatch(text)
     if not m:
         shown = repr(text) if len(text) <= 100 else repr(text[:100]) + "..."
-        raise InputError(f"malformed spec {shown}: expected AGENT@VERSION, e.g. copilot@1.0.92 or claude@latest")
+        examples = " or ".join(f"{a}@latest" for a in sorted(agents))
+        raise InputError(f"malformed spec {shown}: expected AGENT@VERSION (an exact version, or latest), e.g. {examples}")
     if m["agent"] not in agents:
         raise InputError(f"unknown agent {m['agent']!r}: choose one of {', '.join(sorted(agents))}")
     return Spec(m["agent"], m["version"])
@@ -60,7 +62,7 @@ def npm_error(stderr: str) -> str:
 class Published:
     versions: list[str]  # what the registry serves, in its order
     latest: str
-    ever: list[str] = ()  # every version with a publication time, served or since unpublished
+    ever: Sequence[str] = ()  # every version with a publication time, served or since unpublished
 
 
 def published(package: str) -> Published:
@@ -89,7 +91,10 @@ def published(package: str) -> Published:
         ) from None
 
 
-def semver_key(v: str) -> tuple:
+SemverKey = tuple[tuple[int, ...], bool, tuple[tuple[int, int, str], ...]]
+
+
+def semver_key(v: str) -> SemverKey:
     """npm (semver) order: 1.0.81-0 < 1.0.81 < 1.0.89-0 < 1.0.89."""
     core, _, pre = v.partition("-")
     nums = tuple(int(x) if x.isdigit() else 0 for x in core.split("."))
@@ -122,7 +127,7 @@ def resolve(spec: Spec, package: str, pub: Published | None = None) -> str:
     raise InputError(f"{spec.agent} {spec.version} is not published; {hint}")
 
 
-def marked(pub: Published, probed: list[str], cached: list[str]) -> list[dict]:
+def marked(pub: Published, probed: list[str], cached: list[str]) -> list[dict[str, str | bool]]:
     """Oldest first. `unserved`: published once (or probed, or cached) but no longer served by
     the registry, so it cannot be installed again."""
     served = set(pub.versions)

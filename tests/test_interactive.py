@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from probes import plan as plan_module
 from probes import run as run_module
 from probes.agents import AGENTS
 
@@ -38,7 +39,7 @@ def test_a_screen_that_never_gets_ready_is_an_outcome_not_a_hang(real_tools, tmp
     """A terminal UI changed so the ready marker never shows: the probe ends at the ready
     timeout with `could-not-drive`, the failed step and the screen it saw."""
     monkeypatch.setitem(AGENTS["claude"].tty, "markers", {**AGENTS["claude"].tty["markers"], "ready": "PROBE-NEVER-SHOWN"})
-    monkeypatch.setattr(run_module, "TTY_READY_TIMEOUT_S", 3.0)
+    monkeypatch.setattr(plan_module, "TTY_READY_TIMEOUT_S", 3.0)
     ev, path = run_module.probe(CLAUDE, "session-start-interactive", tmp_path)
     assert ev.outcome == "could-not-drive"
     assert ev.observations["tty_error"] == "start: could not reach the ready prompt"

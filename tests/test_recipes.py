@@ -14,7 +14,7 @@ def test_every_shipped_recipe_loads_and_has_a_control():
             assert partner.classifier == r.classifier and agent in partner.agents
             for hook in r.hooks:
                 if r.surface == "extension":
-                    assert AGENTS[agent].extension_events[hook.event]
+                    assert AGENTS[agent].extension.events[hook.event]
                 elif hook.agents is None or agent in hook.agents:
                     assert recipes.pick(hook.native, agent) or AGENTS[agent].native_event(hook.event, hook.casing)
 

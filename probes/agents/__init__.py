@@ -1,40 +1,53 @@
-"""One module per CLI. AGENTS maps a name to its agent; the command line's choices and
-recipe validation come from its keys."""
+"""One module per CLI. A module here that defines `AGENT` is an agent (see base.py for what it
+provides); AGENTS maps each one's name to it, and the command line's choices and recipe
+validation come from its keys. Adding a CLI is adding its module."""
 
 from __future__ import annotations
 
-import shlex
-from dataclasses import dataclass
-from pathlib import Path
+import importlib
+import pkgutil
 
 from ..errors import InputError
-from .claude import Claude
-from .copilot import Copilot
-from .events import CANONICAL_EVENTS  # noqa: F401  (a recipe names these)
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .events import CANONICAL_EVENTS
 
-AGENTS = {agent.name: agent for agent in (Copilot(), Claude())}
+NOT_AGENTS = ("base", "config", "events")  # this package's shared modules
 
 
-def get(name: str):
+def _discover() -> dict[str, Agent]:
+    found: list[Agent] = []
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+        if module not in NOT_AGENTS:
+            agent = getattr(importlib.import_module(f"{__name__}.{module}"), "AGENT", None)
+            if agent is not None:
+                found.append(agent)
+    return {agent.name: agent for agent in found}
+
+
+AGENTS: dict[str, Agent] = _discover()
+
+
+def get(name: str) -> Agent:
     """The agent called `name`, or one line naming the known ones."""
     if name not in AGENTS:
         raise InputError(f"unknown agent {name!r}: choose one of {', '.join(sorted(AGENTS))}")
     return AGENTS[name]
 
 
-@dataclass(frozen=True)
-class Registration:
-    """One hook entry in the agent's native config."""
-
-    key: str  # names the entry in the instrumented hook's sidecar
-    native: str  # native event key, e.g. preToolUse, PreToolUse
-    command: str
-    timeout_s: float | None
-    matcher: str | None
-    raw: dict | None = None  # an entry written as given instead of the instrumented hook
+def config_locations() -> set[str]:
+    """Every config location some agent reads (a recipe's `config_location`)."""
+    return {loc for agent in AGENTS.values() for loc in agent.config_locations}
 
 
-def hook_command(python: str, hook_path: Path, key: str) -> str:
-    # -S -E -s: no site, no PYTHON* env, no user site: the fastest start and the same
-    # interpreter behaviour wherever the hook runs.
-    return " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(hook_path), key))
+__all__ = [
+    "AGENTS",
+    "CANONICAL_EVENTS",
+    "NATIVE",
+    "Agent",
+    "ConfigWriter",
+    "ExtensionSurface",
+    "Registration",
+    "Tty",
+    "config_locations",
+    "get",
+]

@@ -3,20 +3,42 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
 
+if TYPE_CHECKING:
+    from ..evidence import Invocation, ModelRequest
+
 UA_RE = re.compile(r"claude-cli/(\d+\.\d+\.\d+\S*)")
 AI_AGENT_RE = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)")
+
+
+def write_settings(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+    """The repository's .claude/settings.json (Copilot reads it too)."""
+
+    def entry(r: Registration) -> dict[str, Any]:
+        command: dict[str, Any] = {"type": "command", "command": r.command}
+        if r.timeout_s is not None:
+            command["timeout"] = r.timeout_s
+        return {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [command]}
+
+    path = workspace / ".claude" / "settings.json"
+    write_json(path, {"hooks": native_hooks(registrations, entry)})
+    return [path]
 
 
 class Claude:
     name = "claude"
     package = "@anthropic-ai/claude-code"
     dialect = "anthropic"
-    events = pascal_events = PASCAL_EVENTS
+    events = PASCAL_EVENTS
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
+    extension: ExtensionSurface | None = None
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "claude"
@@ -29,17 +51,6 @@ class Claude:
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         return self.events.get(canonical)
-
-    def write_hooks(self, workspace: Path, registrations) -> list[Path]:
-        def entry(r):
-            command = {"type": "command", "command": r.command}
-            if r.timeout_s is not None:
-                command["timeout"] = r.timeout_s
-            return {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [command]}
-
-        path = workspace / ".claude" / "settings.json"
-        write_json(path, {"hooks": native_hooks(registrations, entry)})
-        return [path]
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
         return {
@@ -56,7 +67,7 @@ class Claude:
         return [str(self.binary_path(prefix)), "-p", prompt, *self.allowed(permissive)]
 
     # Interactive sessions (measured on 2.1.328): markers on the rendered screen, keys.
-    tty = {
+    tty: Tty = {
         "markers": {
             "ready": r"─\n❯[ \xa0]*\n─",  # an empty input box between two rules
             "busy": r"esc to interrupt",
@@ -70,10 +81,10 @@ class Claude:
     def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
         return [str(self.binary_path(prefix)), *self.allowed(permissive)]
 
-    def prepare_interactive(self, home: Path, cwd: str, env: dict) -> dict:
+    def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         """Skip every first-run screen: onboarding (which exits when offline), the API-key
         approval, folder trust, the auto-mode nudge; start in the manual permission mode."""
-        key = env["ANTHROPIC_API_KEY"]
+        key = env["ANTHROPIC_API_KEY"] or ""
         write_json(
             home / ".claude.json",
             {
@@ -86,13 +97,18 @@ class Claude:
         write_json(home / ".claude" / "settings.json", {"permissions": {"defaultMode": "default"}})
         return {}
 
-    def executed_version(self, invocations, requests, home: Path) -> tuple[str | None, str]:
+    def executed_version(
+        self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
+    ) -> tuple[str | None, str]:
         for req in requests:
-            m = UA_RE.search(req.get("user_agent") or "")
+            m = UA_RE.search(req.user_agent or "")
             if m:
                 return m.group(1), "model request User-Agent"
         for inv in invocations:
-            m = AI_AGENT_RE.search((inv.get("env") or {}).get("AI_AGENT", ""))
+            m = AI_AGENT_RE.search(inv.env.get("AI_AGENT", ""))
             if m:
                 return ".".join(m.groups()), "hook env AI_AGENT"
         return None, "neither a model request nor a hook reported the version"
+
+
+AGENT: Agent = Claude()  # mypy checks the module against the protocol

@@ -4,13 +4,36 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import HarnessError
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .claude import write_settings
 from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
 
+if TYPE_CHECKING:
+    from ..evidence import Invocation, ModelRequest
+
 LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
+
+
+def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+    """The repository's .github/hooks/*.json."""
+
+    def entry(r: Registration) -> dict[str, Any]:
+        command: dict[str, Any] = {"type": "command", "bash": r.command}
+        if r.timeout_s is not None:
+            command["timeoutSec"] = r.timeout_s
+        if r.matcher is not None:
+            command["matcher"] = r.matcher
+        return command
+
+    path = workspace / ".github" / "hooks" / "probe.json"
+    write_json(path, {"version": 1, "hooks": native_hooks(registrations, entry)})
+    return [path]
 
 
 class Copilot:
@@ -35,25 +58,31 @@ class Copilot:
         "prompt_transformed": "userPromptTransformed",
     }
     pascal_events = PASCAL_EVENTS
-    # canonical -> the SDK extension's handler (joinSession({hooks})); newer SDKs add handlers
-    extension_events = {
-        "pre_tool": "onPreToolUse",
-        "post_tool": "onPostToolUse",
-        "post_tool_failure": "onPostToolUseFailure",
-        "prompt_submit": "onUserPromptSubmitted",
-        "prompt_transformed": "onUserPromptTransformed",
-        "session_start": "onSessionStart",
-        "session_end": "onSessionEnd",
-        "error": "onErrorOccurred",
-        "stop": "onAgentStop",
-        "subagent_start": "onSubagentStart",
-        "subagent_stop": "onSubagentStop",
-    }
+    # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
     # Measured on 1.0.71, 1.0.80 and 1.0.92: extensions load only behind the EXTENSIONS
     # feature flag (off by default). In -p mode the user's extensions load with it; the
     # project's (.github/extensions) also need GITHUB_COPILOT_PROMPT_MODE_EXTENSIONS=true and
     # add two tools to the model's list, so the harness uses the user's.
-    EXTENSION_ROUTE = "user extension ($COPILOT_HOME/extensions/probe) + COPILOT_CLI_ENABLED_FEATURE_FLAGS=EXTENSIONS"
+    extension: ExtensionSurface | None = ExtensionSurface(
+        # canonical -> the SDK extension's handler (joinSession({hooks})); newer SDKs add handlers
+        events={
+            "pre_tool": "onPreToolUse",
+            "post_tool": "onPostToolUse",
+            "post_tool_failure": "onPostToolUseFailure",
+            "prompt_submit": "onUserPromptSubmitted",
+            "prompt_transformed": "onUserPromptTransformed",
+            "session_start": "onSessionStart",
+            "session_end": "onSessionEnd",
+            "error": "onErrorOccurred",
+            "stop": "onAgentStop",
+            "subagent_start": "onSubagentStart",
+            "subagent_stop": "onSubagentStop",
+        },
+        folder=".copilot/extensions/probe",  # $COPILOT_HOME/extensions/probe
+        env={"COPILOT_CLI_ENABLED_FEATURE_FLAGS": "EXTENSIONS"},
+        route="user extension ($COPILOT_HOME/extensions/probe) + COPILOT_CLI_ENABLED_FEATURE_FLAGS=EXTENSIONS",
+    )
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "copilot"
@@ -83,26 +112,6 @@ class Copilot:
         table = self.pascal_events if casing == "pascal" else self.events
         return table.get(canonical)
 
-    def write_hooks(self, workspace: Path, registrations) -> list[Path]:
-        def entry(r):
-            command = {"type": "command", "bash": r.command}
-            if r.timeout_s is not None:
-                command["timeoutSec"] = r.timeout_s
-            if r.matcher is not None:
-                command["matcher"] = r.matcher
-            return command
-
-        path = workspace / ".github" / "hooks" / "probe.json"
-        write_json(path, {"version": 1, "hooks": native_hooks(registrations, entry)})
-        return [path]
-
-    def write_extension(self, home: Path, source: Path, config: dict) -> dict:
-        folder = home / ".copilot" / "extensions" / "probe"
-        folder.mkdir(parents=True)
-        (folder / "extension.mjs").write_text(source.read_text())
-        write_json(folder / "probe-ext.json", config)
-        return {"env": {"COPILOT_CLI_ENABLED_FEATURE_FLAGS": "EXTENSIONS"}, "route": self.EXTENSION_ROUTE}
-
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
         link = home / ".cache" / "copilot" / "pkg"  # the seed made at install (or image build)
         link.parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +132,7 @@ class Copilot:
         return [str(self.binary_path(prefix)), "-p", prompt, "--allow-all-tools", "--no-auto-update"]
 
     # Interactive sessions (measured on 1.0.80 and 1.0.92): markers on the rendered screen, keys.
-    tty = {
+    tty: Tty = {
         "markers": {
             "ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help",  # empty box, idle footer
             "busy": r"Working|esc (interrupt|edit prompt)",
@@ -137,15 +146,17 @@ class Copilot:
     def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
         return [str(self.binary_path(prefix)), "--no-auto-update", *(["--allow-all-tools"] if permissive else [])]
 
-    def prepare_interactive(self, home: Path, cwd: str, env: dict) -> dict:
+    def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         """Trust the workspace (no trust dialog; repo hooks load only in a trusted folder)
         without COPILOT_ALLOW_ALL, which would also approve every tool."""
         write_json(home / ".copilot" / "config.json", {"trustedFolders": [cwd]})
         return {"COPILOT_ALLOW_ALL": None}
 
-    def executed_version(self, invocations, requests, home: Path) -> tuple[str | None, str]:
+    def executed_version(
+        self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
+    ) -> tuple[str | None, str]:
         for inv in invocations:
-            v = (inv.get("env") or {}).get("COPILOT_CLI_BINARY_VERSION")
+            v = inv.env.get("COPILOT_CLI_BINARY_VERSION")
             if v:
                 return v, "hook env COPILOT_CLI_BINARY_VERSION"
         for log in sorted((home / ".copilot" / "logs").glob("*.log")):
@@ -153,3 +164,6 @@ class Copilot:
             if m:
                 return m.group(1), "CLI log: Starting Copilot CLI"
         return None, "neither a hook nor the CLI's log reported the version"
+
+
+AGENT: Agent = Copilot()  # mypy checks the module against the protocol

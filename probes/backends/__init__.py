@@ -1,7 +1,10 @@
-"""Where a probe's processes run. A backend gets a prepared run directory and a plan, runs
-probes/runner/runner.py there, and returns the runner's result; it knows nothing of recipes."""
+"""Where a probe's processes run (see base.py). BACKENDS maps a name to its backend; the
+command line's --backend choices come from its keys."""
 
+from .base import Backend, BackendRun
 from .docker import DockerBackend
 from .local import LocalBackend
 
-BACKENDS = {b.name: b for b in (LocalBackend(), DockerBackend())}
+BACKENDS: dict[str, Backend] = {b.name: b for b in (LocalBackend(), DockerBackend())}
+
+__all__ = ["BACKENDS", "Backend", "BackendRun"]

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from .. import limits
 from ..errors import HarnessError
 
+if TYPE_CHECKING:
+    from ..runner.contract import Plan, Result
+
 RESULT_MAX = 16 * 1024 * 1024  # the runner's result: timings and a terminal transcript
 
 
-def runner_argv(python: str, run_dir: Path, plan: dict) -> list[str]:
+def runner_argv(python: str, run_dir: Path, plan: Plan) -> list[str]:
     """Write the plan into the run directory; the command that runs the runner on it."""
     plan_path = run_dir / "plan.json"
     plan_path.write_text(json.dumps(plan))
@@ -20,7 +24,7 @@ def runner_argv(python: str, run_dir: Path, plan: dict) -> list[str]:
     return [python, *flags, str(run_dir / "bin" / "runner.py"), str(plan_path)]
 
 
-def read_result(plan: dict, missing: str) -> dict:
+def read_result(plan: Plan, missing: str) -> Result:
     """The runner's result, or one line: `missing` when it wrote none, its own error if any."""
     path = Path(plan["result"])
     if not path.exists():
@@ -29,6 +33,8 @@ def read_result(plan: dict, missing: str) -> dict:
         result = limits.parse_json(limits.read_bounded(path, RESULT_MAX, follow=False))
     except limits.BadFile as e:
         raise HarnessError(f"the runner's result is unreadable ({e})") from None
-    if result.get("error"):
-        raise HarnessError(result["error"])
-    return result
+    if not isinstance(result, dict):
+        raise HarnessError("the runner's result is not an object")
+    if result.get("error"):  # a Failure: the runner could not start the session
+        raise HarnessError(str(result["error"]))
+    return cast("Result", result)  # written by runner.main as a Result

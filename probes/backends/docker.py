@@ -10,16 +10,21 @@ import shlex
 import socket
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import HarnessError, InputError
+from .base import GRACE_S, BackendRun
 from .common import read_result, runner_argv
+
+if TYPE_CHECKING:
+    from ..agents.base import Agent
+    from ..runner.contract import Plan
 
 IMAGE_PREFIX = "probe-cli"
 PREFIX_IN_IMAGE = Path("/opt/cli")
 DEFAULT_BASE = "node:22-bookworm-slim"
 TEMPLATE = Path(__file__).parent.parent / "containers" / "cli.Dockerfile"
-GRACE_S = 30
 HOST = socket.gethostname()
 # The same rules as the local backend's jail: the image read-only, private scratch space, no
 # host socket mounted, the run directory the only writable place, and no privilege: the
@@ -46,7 +51,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def client():
+def client() -> Any:
     """The docker SDK client, or one line saying what to do."""
     try:
         import docker
@@ -73,13 +78,14 @@ def ca_bundle() -> Path | None:
 
 class DockerBackend:
     name = "docker"
+    modes = frozenset({"prompt"})  # interactive sessions need the local backend's terminal
 
-    def __init__(self):
-        self._client = None
+    def __init__(self) -> None:
+        self._client: Any = None  # the docker SDK's client, made on first use
         self.image_id: str | None = None
 
     @property
-    def docker(self):
+    def docker(self) -> Any:
         if self._client is None:
             self._client = client()
         return self._client
@@ -90,7 +96,7 @@ class DockerBackend:
     def node_dir(self) -> str:
         return "/usr/local/bin"  # node:22 images; Debian's nodejs is in /usr/bin, also on PATH
 
-    def prepare(self, agent, version: str) -> Path:
+    def prepare(self, agent: Agent, version: str) -> Path:
         """The image for this version (built once, reused), and the CLI's prefix inside it."""
         import docker
 
@@ -151,10 +157,11 @@ class DockerBackend:
         self.image_id = image.id
         return PREFIX_IN_IMAGE
 
-    def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
+    def run(self, run_dir: Path, plan: Plan) -> BackendRun:
         # network_mode none: only lo, already up. The container is the jail (the runner's
         # own needs a mount namespace it makes itself).
-        plan = {**plan, "bring_up_loopback": False, "jail": None}
+        plan = plan.copy()
+        plan["bring_up_loopback"], plan["jail"] = False, None
         self.remove_orphans()
         container = self.docker.containers.run(
             self.image_id,
@@ -174,7 +181,8 @@ class DockerBackend:
         finally:  # also on Ctrl-C: no container outlives the probe
             container.remove(force=True)
         result = read_result(plan, "the runner in the container wrote no result")
-        return {**result, "image_id": self.image_id, "jail": {"filesystem": JAIL_FILESYSTEM, "user": JAIL_USER}}, "isolated"
+        result["jail"] = {"filesystem": JAIL_FILESYSTEM, "user": JAIL_USER}
+        return BackendRun(result, "isolated", self.image_id)
 
     def remove_orphans(self) -> None:
         """Containers of probes on this host that were killed before they could remove them."""

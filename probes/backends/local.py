@@ -11,12 +11,16 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
 from ..runner.jail import die_with_parent
+from .base import GRACE_S, PASSED_ENV, BackendRun
 from .common import read_result, runner_argv
 
-GRACE_S = 30  # beyond the plan's budget, before the runner itself is presumed stuck
+if TYPE_CHECKING:
+    from ..agents.base import Agent
+    from ..runner.contract import Plan
 
 
 @functools.cache
@@ -39,13 +43,12 @@ def isolation_prefix() -> tuple[str, ...]:
 def runner_env() -> dict[str, str]:
     """The runner's environment: nothing of the caller's but the locale. Every process of the
     run can read the runner's (it is PID 1 of the run), so no credential may be in it."""
-    from ..run import PASSED_ENV
-
     return {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", **{k: os.environ[k] for k in PASSED_ENV if k in os.environ}}
 
 
 class LocalBackend:
     name = "local"
+    modes = frozenset({"prompt", "interactive"})
 
     def python(self) -> str:
         return sys.executable
@@ -55,25 +58,29 @@ class LocalBackend:
 
         return os.path.dirname(tool("node"))
 
-    def prepare(self, agent, version: str) -> Path:
+    def prepare(self, agent: Agent, version: str) -> Path:
         """The prefix the CLI version is installed in (installing it once)."""
         from ..install import install
 
         self.node_dir()  # node missing: say so before installing anything
         return install(agent, version)
 
-    def run(self, run_dir: Path, plan: dict) -> tuple[dict, str]:
+    def run(self, run_dir: Path, plan: Plan) -> BackendRun:
         prefix = isolation_prefix()
         # The jail needs the private mount namespace; the runner checks it has one.
-        jail = {**plan["jail"], "host_mount_ns": os.readlink("/proc/self/ns/mnt")} if prefix else None
-        plan = {**plan, "bring_up_loopback": bool(prefix), "jail": jail}
+        spec, jail = plan.get("jail"), None
+        if prefix and spec:
+            jail = spec.copy()
+            jail["host_mount_ns"] = os.readlink("/proc/self/ns/mnt")
+        plan = plan.copy()
+        plan["bring_up_loopback"], plan["jail"] = bool(prefix), jail
         argv = [*prefix, *runner_argv(self.python(), run_dir, plan)]
-        with open(run_dir / "runner.err", "wb") as err:
+        with open(run_dir / "runner.err", "wb") as err_file:
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=err,
+                stderr=err_file,
                 start_new_session=True,
                 env=runner_env(),
                 # unshare (or the runner) dies with probe, however probe
@@ -98,4 +105,4 @@ class LocalBackend:
             raise
         err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
         result = read_result(plan, f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
-        return {**result, "image_id": None}, "isolated" if prefix else "host"
+        return BackendRun(result, "isolated" if prefix else "host")

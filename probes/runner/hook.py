@@ -14,6 +14,8 @@ forever), signal (kill itself), stdout (text, or an object printed as JSON), std
 many spaces after it: a very large output), stderr, exit_code.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import select
@@ -21,10 +23,16 @@ import signal
 import sys
 import time
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook starts fast
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from .contract import HookBehavior, HookConfig, HookRecord
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EOF_WAIT_S = 0.5  # after a complete JSON document, how long to wait for end of input
 
-record: dict = {}
+record: HookRecord  # set by main before any handler can run
 record_path = ""
 ignore_sigterm = False
 
@@ -56,7 +64,7 @@ def read_stdin() -> tuple[bytes, bool]:
         data += chunk
 
 
-def on_signal(signum, _frame) -> None:
+def on_signal(signum: int, _frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
     record.setdefault("signals", []).append({"signal": name, "at": time.time()})
     save()
@@ -88,13 +96,13 @@ def main() -> int:
     started = time.time()
     key = sys.argv[1] if len(sys.argv) > 1 else ""
     with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
-        config = json.load(f)
-    entry = config["hooks"].get(key, {})
-    behavior = entry.get("behavior") or {}
+        config: HookConfig = json.load(f)
+    entry = config["hooks"].get(key)
+    behavior: HookBehavior = (entry["behavior"] or {}) if entry else {}
     record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
     record = {
         "key": key,
-        "event": entry.get("event", key),
+        "event": entry["event"] if entry else key,
         "argv": sys.argv,
         "cwd": os.getcwd(),
         "env": dict(os.environ),
@@ -145,7 +153,7 @@ def main() -> int:
     record["output"] = out
     record["output_padding"] = pad
     record["stderr"] = behavior.get("stderr")
-    record["exit_code"] = int(behavior.get("exit_code", 0))
+    code = record["exit_code"] = int(behavior.get("exit_code", 0))
     record["ended_at"] = time.time()
     save()
     if out or pad:
@@ -154,7 +162,7 @@ def main() -> int:
     if record["stderr"]:
         sys.stderr.write(record["stderr"])
         sys.stderr.flush()
-    return record["exit_code"]
+    return code
 
 
 if __name__ == "__main__":

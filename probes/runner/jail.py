@@ -19,6 +19,11 @@ from __future__ import annotations
 import ctypes
 import os
 import stat
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .contract import Jailed, JailSpec
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 0x1, 0x2, 0x4, 0x20, 0x1000, 0x4000
 MS_PRIVATE = 1 << 18
@@ -80,17 +85,17 @@ def _is_real_dir(path: str) -> bool:
         return False
 
 
-def enter(spec: dict) -> dict:
+def enter(spec: JailSpec) -> Jailed:
     """Build the jail `spec` describes ({"writable": the run directory, "owned": what in it the
     session writes, "keep", "hide"}); returns what it is, for the evidence."""
     writable = [os.path.realpath(p) for p in spec["writable"]]
-    keep = [os.path.realpath(p) for p in spec.get("keep", []) if os.path.exists(p)]
+    keep = [os.path.realpath(p) for p in spec["keep"] if os.path.exists(p)]
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here propagates to the host
     # Open what must stay reachable before anything covers it; bind it back from the fd.
     fds = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in dict.fromkeys(writable + keep)}
     hidden = []
     scratch = {"/tmp": "mode=1777", "/var/tmp": "mode=1777", "/dev/shm": "mode=1777", "/run": "mode=755"}
-    for path in spec.get("hide", []):
+    for path in spec["hide"]:
         if not _is_real_dir(path):  # /var/run is a link to /run; a missing dir hides nothing
             continue
         _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{scratch.get(path, 'mode=755')},{TMPFS_SIZE}")
@@ -110,7 +115,7 @@ def enter(spec: dict) -> dict:
     if user == "nobody":  # the session writes only where it is given its own directories
         for path in writable:
             os.chmod(path, 0o711)
-        for path in spec.get("owned", []):
+        for path in spec["owned"]:
             _chown_tree(path, NOBODY)
     return {"filesystem": "read-only host, private /tmp and /run, writable run directory", "user": user, "hidden": hidden}
 
@@ -135,7 +140,7 @@ def _chown_tree(root: str, uid: int) -> None:
             os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
 
 
-def unprivileged(user: str):
+def unprivileged(user: str) -> Callable[[], None]:
     """A preexec function for every process the runner starts for the session."""
 
     def drop() -> None:

@@ -24,6 +24,13 @@ import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .contract import Message, ModelLogEntry, Reply, ScriptStep
+
+Body = dict[str, Any]  # a request body as the CLI sent it
+Schema = dict[str, Any]  # a tool's input schema
 
 # Tool names each CLI is known to use for a canonical kind, most likely first. The server
 # only picks among the tools the CLI actually sent; an unknown name is a finding.
@@ -36,12 +43,13 @@ TOOL_NAMES = {
 }
 
 AUX_TEXT = "ok"
+MODEL = "probe-model"
 
 
 # ---------------------------------------------------------------- script -> tool calls
 
 
-def tool_schemas(body: dict) -> dict[str, dict]:
+def tool_schemas(body: Body) -> dict[str, Schema]:
     """Map tool name -> JSON schema of its input, for either dialect."""
     out = {}
     for tool in body.get("tools") or []:
@@ -53,21 +61,20 @@ def tool_schemas(body: dict) -> dict[str, dict]:
     return out
 
 
-def pick_tool(kind: str, schemas: dict[str, dict]) -> str | None:
+def pick_tool(kind: str, schemas: dict[str, Schema]) -> str | None:
     for name in TOOL_NAMES.get(kind, [kind]):
         if name in schemas:
             return name
     return None
 
 
-def tool_arguments(step: dict, schema: dict) -> dict:
+def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
     """Fill the arguments a tool's schema asks for from a script step."""
     props = (schema or {}).get("properties") or {}
-    kind = step["tool"]
     path = step.get("path", "probe-file.txt")
-    values = {
+    values: dict[str, Any] = {
         "command": step.get("command", ""),
-        "description": step.get("description", "probe step"),
+        "description": "probe step",
         "path": path,
         "file_path": path,
         "file_text": step.get("content", "probe\n"),
@@ -77,26 +84,25 @@ def tool_arguments(step: dict, schema: dict) -> dict:
         "new_str": step.get("new", "probed"),
         "new_string": step.get("new", "probed"),
         "prompt": step.get("prompt", "Reply with the word done."),
-        "subagent_type": step.get("agent_type", "general-purpose"),
-        "agent_type": step.get("agent_type", "general-purpose"),
-        "name": step.get("agent_name", "probe-subagent"),
+        "subagent_type": "general-purpose",
+        "agent_type": "general-purpose",
+        "name": "probe-subagent",
     }
     args = {k: v for k, v in values.items() if k in props}
-    if kind == "shell":
+    if step.get("tool") == "shell":
         args["command"] = step.get("command", "")
         if "mode" in props:
             args["mode"] = "sync"
         if "initial_wait" in props:
             args["initial_wait"] = 60
-    args.update(step.get("extra_args") or {})
     return args
 
 
-def first_user_text(body: dict) -> str:
+def first_user_text(body: Body) -> str:
     return next((_content_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"), "")
 
 
-def current_prompt(messages: list[dict], prompts: dict[str, list[dict]]) -> tuple[int, str | None]:
+def current_prompt(messages: list[dict[str, Any]], prompts: dict[str, list[ScriptStep]]) -> tuple[int, str | None]:
     """The index of the latest user message holding a prompt marker, and that marker."""
     for i in range(len(messages) - 1, -1, -1):
         if messages[i].get("role") == "user":
@@ -108,8 +114,11 @@ def current_prompt(messages: list[dict], prompts: dict[str, list[dict]]) -> tupl
 
 
 def plan_reply(
-    body: dict, script: list[dict], subagent: tuple[str, list[dict]] | None = None, prompts: dict[str, list[dict]] | None = None
-) -> dict:
+    body: Body,
+    script: list[ScriptStep],
+    subagent: tuple[str, list[ScriptStep]] | None = None,
+    prompts: dict[str, list[ScriptStep]] | None = None,
+) -> Reply:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
     A conversation whose first user message holds the subagent sentinel is a child: it plays
     the subagent script."""
@@ -118,10 +127,11 @@ def plan_reply(
         return {"text": AUX_TEXT, "aux": True}
     if subagent and subagent[0] in first_user_text(body):
         reply = plan_reply(body, subagent[1])
-        return {**reply, "subagent": True}
+        reply["subagent"] = True
+        return reply
     messages = body.get("messages") or []
     start, marker = current_prompt(messages, prompts or {})
-    if marker:
+    if marker and prompts:
         script = prompts[marker]
     turn = sum(1 for m in messages[start + 1 :] if m.get("role") == "assistant")
     step = script[turn] if turn < len(script) else None
@@ -130,20 +140,17 @@ def plan_reply(
         return {"text": texts[-1]["text"] if texts else "done", "turn": turn}
     if "text" in step:
         return {"text": step["text"], "turn": turn}
-    name = pick_tool(step["tool"], schemas)
+    kind = step.get("tool", "")
+    name = pick_tool(kind, schemas)
     if name is None:
-        return {
-            "text": f"probe: no tool for kind {step['tool']!r} in {sorted(schemas)}",
-            "turn": turn,
-            "missing_tool": step["tool"],
-        }
-    return {"tool": name, "kind": step["tool"], "turn": turn, "arguments": tool_arguments(step, schemas[name])}
+        return {"text": f"probe: no tool for kind {kind!r} in {sorted(schemas)}", "turn": turn, "missing_tool": kind}
+    return {"tool": name, "kind": kind, "turn": turn, "arguments": tool_arguments(step, schemas[name])}
 
 
 # ---------------------------------------------------------------- request -> text
 
 
-def _content_text(content) -> str:
+def _content_text(content: Any) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
@@ -161,22 +168,18 @@ def _content_text(content) -> str:
     return "\n".join(parts)
 
 
-def conversation(body: dict) -> list[dict]:
+def conversation(body: Body) -> list[Message]:
     """The request's messages as [{"role", "text"}], system first, for either dialect.
     Anthropic tool results arrive as user messages; they are labelled role "tool"."""
-    out = []
+    out: list[Message] = []
     system = body.get("system")
     if system:
         out.append({"role": "system", "text": _content_text(system)})
     for m in body.get("messages") or []:
         role = m.get("role", "")
         content = m.get("content")
-        if (
-            role == "user"
-            and isinstance(content, list)
-            and content
-            and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
-        ):
+        blocks = content if isinstance(content, list) else []
+        if role == "user" and blocks and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
             role = "tool"
         text = _content_text(content)
         for call in m.get("tool_calls") or []:
@@ -188,53 +191,45 @@ def conversation(body: dict) -> list[dict]:
 # ---------------------------------------------------------------- dialects
 
 
-def _sse(event: str | None, data) -> bytes:
+def _sse(event: str | None, data: Any) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data)
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {payload}\n\n".encode()
 
 
-def openai_chunks(reply: dict, model: str) -> list[bytes]:
+def openai_chunks(reply: Reply, model: str) -> list[bytes]:
     cid = "chatcmpl-" + uuid.uuid4().hex[:12]
     base = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
 
-    def chunk(delta, finish=None):
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return _sse(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     out = [chunk({"role": "assistant", "content": ""})]
     if "tool" in reply:
-        args = json.dumps(reply["arguments"])
-        call_id = "call_" + uuid.uuid4().hex[:12]
-        out.append(
-            chunk(
-                {
-                    "tool_calls": [
-                        {"index": 0, "id": call_id, "type": "function", "function": {"name": reply["tool"], "arguments": ""}}
-                    ]
-                }
-            )
-        )
+        args = json.dumps(reply.get("arguments"))
+        call = {"index": 0, "id": "call_" + uuid.uuid4().hex[:12], "type": "function"}
+        out.append(chunk({"tool_calls": [{**call, "function": {"name": reply["tool"], "arguments": ""}}]}))
         half = len(args) // 2  # two fragments: clients must assemble them
         for part in (args[:half], args[half:]):
             out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
         out.append(chunk({}, "tool_calls"))
     else:
-        out.append(chunk({"content": reply["text"]}))
+        out.append(chunk({"content": reply.get("text")}))
         out.append(chunk({}, "stop"))
     out.append(_sse(None, {**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}))
     out.append(_sse(None, "[DONE]"))
     return out
 
 
-def openai_message(reply: dict, model: str) -> dict:
-    msg: dict = {"role": "assistant", "content": reply.get("text")}
+def openai_message(reply: Reply, model: str) -> dict[str, Any]:
+    msg: dict[str, Any] = {"role": "assistant", "content": reply.get("text")}
     finish = "stop"
     if "tool" in reply:
         msg["tool_calls"] = [
             {
                 "id": "call_" + uuid.uuid4().hex[:12],
                 "type": "function",
-                "function": {"name": reply["tool"], "arguments": json.dumps(reply["arguments"])},
+                "function": {"name": reply["tool"], "arguments": json.dumps(reply.get("arguments"))},
             }
         ]
         finish = "tool_calls"
@@ -248,69 +243,58 @@ def openai_message(reply: dict, model: str) -> dict:
     }
 
 
-def _anthropic_block(reply: dict) -> tuple[dict, dict, str]:
+def _anthropic_block(reply: Reply) -> tuple[dict[str, Any], dict[str, Any], str]:
     """(content_block_start block, full block, stop_reason)."""
     if "tool" in reply:
         tid = "toolu_" + uuid.uuid4().hex[:20]
         return (
             {"type": "tool_use", "id": tid, "name": reply["tool"], "input": {}},
-            {"type": "tool_use", "id": tid, "name": reply["tool"], "input": reply["arguments"]},
+            {"type": "tool_use", "id": tid, "name": reply["tool"], "input": reply.get("arguments")},
             "tool_use",
         )
-    return {"type": "text", "text": ""}, {"type": "text", "text": reply["text"]}, "end_turn"
+    return {"type": "text", "text": ""}, {"type": "text", "text": reply.get("text")}, "end_turn"
 
 
-def anthropic_events(reply: dict, model: str) -> list[bytes]:
-    start, _, stop_reason = _anthropic_block(reply)
-    message = {
-        "id": "msg_" + uuid.uuid4().hex[:20],
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
-    }
-    out = [
-        _sse("message_start", {"type": "message_start", "message": message}),
-        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
-    ]
-    if "tool" in reply:
-        args = json.dumps(reply["arguments"])
-        half = len(args) // 2
-        deltas = [{"type": "input_json_delta", "partial_json": p} for p in (args[:half], args[half:])]
-    else:
-        deltas = [{"type": "text_delta", "text": reply["text"]}]
-    for d in deltas:
-        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": d}))
-    out += [
-        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        _sse(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": 5},
-            },
-        ),
-        _sse("message_stop", {"type": "message_stop"}),
-    ]
-    return out
-
-
-def anthropic_message(reply: dict, model: str) -> dict:
-    _, block, stop_reason = _anthropic_block(reply)
+def _anthropic_envelope(model: str, content: list[dict[str, Any]], stop_reason: str | None, tokens: int) -> dict[str, Any]:
     return {
         "id": "msg_" + uuid.uuid4().hex[:20],
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [block],
+        "content": content,
         "stop_reason": stop_reason,
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 5},
+        "usage": {"input_tokens": 10, "output_tokens": tokens},
     }
+
+
+def anthropic_events(reply: Reply, model: str) -> list[bytes]:
+    start, _, stop_reason = _anthropic_block(reply)
+    message = _anthropic_envelope(model, [], None, 1)
+    out = [
+        _sse("message_start", {"type": "message_start", "message": message}),
+        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
+    ]
+    if "tool" in reply:
+        args = json.dumps(reply.get("arguments"))
+        half = len(args) // 2
+        deltas = [{"type": "input_json_delta", "partial_json": p} for p in (args[:half], args[half:])]
+    else:
+        deltas = [{"type": "text_delta", "text": reply.get("text", "")}]
+    for d in deltas:
+        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": d}))
+    delta = {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": {"output_tokens": 5}}
+    out += [
+        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _sse("message_delta", delta),
+        _sse("message_stop", {"type": "message_stop"}),
+    ]
+    return out
+
+
+def anthropic_message(reply: Reply, model: str) -> dict[str, Any]:
+    _, block, stop_reason = _anthropic_block(reply)
+    return _anthropic_envelope(model, [block], stop_reason, 5)
 
 
 # ---------------------------------------------------------------- server
@@ -321,11 +305,11 @@ class ScriptedModel:
 
     def __init__(
         self,
-        script: list[dict],
+        script: list[ScriptStep],
         log_path: Path,
         host: str = "127.0.0.1",
-        subagent: tuple[str, list[dict]] | None = None,
-        prompts: dict[str, list[dict]] | None = None,
+        subagent: tuple[str, list[ScriptStep]] | None = None,
+        prompts: dict[str, list[ScriptStep]] | None = None,
     ):
         self.script = script
         self.subagent = subagent
@@ -340,18 +324,18 @@ class ScriptedModel:
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
-    def __enter__(self):
+    def __enter__(self) -> ScriptedModel:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-    def log(self, entry: dict) -> None:
+    def log(self, entry: ModelLogEntry) -> None:
         with self._lock:
             self._seq += 1
-            entry = {"seq": self._seq, **entry}
+            entry["seq"] = self._seq
             with self.log_path.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(entry) + "\n")
 
@@ -360,10 +344,10 @@ class _Handler(BaseHTTPRequestHandler):
     model: ScriptedModel
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, *args):  # keep the CLI's stderr clean
+    def log_message(self, format: str, *args: Any) -> None:  # keep the CLI's stderr clean
         pass
 
-    def _read_body(self) -> dict:
+    def _read_body(self) -> Body:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             raw = b""
             while True:
@@ -376,11 +360,12 @@ class _Handler(BaseHTTPRequestHandler):
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
         try:
-            return json.loads(raw) if raw else {}
+            body = json.loads(raw) if raw else {}
         except ValueError:
-            return {"_unparsed": raw[:2000].decode("utf-8", "replace")}
+            body = None
+        return body if isinstance(body, dict) else {"_unparsed": raw[:2000].decode("utf-8", "replace")}
 
-    def _send_json(self, status: int, obj) -> None:
+    def _send_json(self, status: int, obj: Any) -> None:
         data = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -399,33 +384,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.close_connection = True
 
-    def do_GET(self):
+    def do_GET(self) -> None:
         self._log({})
         path = self.path.split("?")[0]
         if path.endswith("/models"):
-            models = [
-                {
-                    "id": "probe-model",
-                    "object": "model",
-                    "type": "model",
-                    "display_name": "probe-model",
-                    "created_at": "2026-01-01T00:00:00Z",
-                }
-            ]
-            self._send_json(200, {"object": "list", "data": models, "has_more": False})
+            model = {"id": MODEL, "object": "model", "type": "model", "display_name": MODEL, "created_at": "2026-01-01T00:00:00Z"}
+            self._send_json(200, {"object": "list", "data": [model], "has_more": False})
         else:
             self._send_json(404, {"error": {"type": "not_found", "message": "scripted model"}})
 
-    def do_HEAD(self):
+    def do_HEAD(self) -> None:
         self._log({})
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_POST(self):
+    def do_POST(self) -> None:
         body = self._read_body()
         path = self.path.split("?")[0]
-        model = body.get("model") or "probe-model"
+        model = body.get("model") or MODEL
         if path.endswith("/count_tokens"):
             self._log(body)
             return self._send_json(200, {"input_tokens": 10})
@@ -445,9 +422,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_stream(anthropic_events(reply, model))
         return self._send_json(200, anthropic_message(reply, model))
 
-    def _log(self, body: dict, reply: dict | None = None) -> None:
+    def _log(self, body: Body, reply: Reply | None = None) -> None:
         self.model.log(
             {
+                "seq": 0,  # numbered in order by the log
                 "t": time.time(),
                 "method": self.command,
                 "path": self.path.split("?")[0],

@@ -20,14 +20,18 @@ import struct
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-try:
+if TYPE_CHECKING or __package__:
     from . import jail
+    from .contract import Failure, Jailed, JailSpec, Plan, Result, TtyRecord
     from .model import ScriptedModel
-except ImportError:  # run as a script, with model.py and jail.py beside it
-    import jail  # type: ignore[no-redef]
-    from model import ScriptedModel  # type: ignore[no-redef]
+else:  # run as a script (python -S runner.py), with its files beside it
+    import jail
+    from contract import Failure, Jailed, JailSpec, Plan, Result, TtyRecord
+    from model import ScriptedModel
 
 POLL_S = 0.02
 
@@ -97,7 +101,7 @@ class Watcher:
 
     def __init__(self, records: Path):
         self.records = records
-        self.seen: dict[str, dict] = {}  # record file -> {"pid", "grandchild_pid"}
+        self.seen: dict[str, dict[str, int]] = {}  # record file -> {"pid", "grandchild_pid"}
         self.died_at: dict[int, float] = {}
 
     def poll(self) -> None:
@@ -118,12 +122,15 @@ class Watcher:
         return sorted({p for pids in self.seen.values() for p in pids.values()})
 
 
-def enter_jail(spec: dict | None) -> tuple[dict, object]:
+Preexec = Callable[[], None]
+
+
+def enter_jail(spec: JailSpec | None) -> tuple[Jailed, Preexec | None]:
     """The filesystem jail (in the private mount namespace the backend made, never in the
     host's), and the preexec function that starts the session's processes unprivileged."""
     if not spec:
         return {"filesystem": "host", "user": "caller"}, None
-    if os.readlink("/proc/self/ns/mnt") == spec["host_mount_ns"]:
+    if os.readlink("/proc/self/ns/mnt") == spec.get("host_mount_ns"):
         return {"filesystem": "host", "user": "caller", "error": "no private mount namespace"}, None
     try:
         described = jail.enter(spec)
@@ -132,20 +139,106 @@ def enter_jail(spec: dict | None) -> tuple[dict, object]:
     return described, jail.unprivileged(described["user"])
 
 
+class CannotStart(Exception):
+    pass
+
+
+class Ended(NamedTuple):
+    """How a session ended, and what the final sweep found."""
+
+    exit_code: int | None  # the CLI's (the last terminal's); negative: the signal
+    timed_out: bool
+    cli_ended_at: float
+    alive_at_cli_exit: list[int]  # hook processes still alive when the CLI ended
+    harness_killed: list[int]
+    tty: TtyRecord | None = None
+
+
+class Session:
+    """One session: the plan, the scripted model serving it, the watcher, the clock."""
+
+    def __init__(self, plan: Plan, model: ScriptedModel, preexec: Preexec | None, interrupted: list[str]):
+        self.plan, self.model, self.preexec, self.interrupted = plan, model, preexec, interrupted
+        self.watcher = Watcher(Path(plan["records"]))
+        self.env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
+        self.env["PROBE_RUN_ID"] = plan["run_id"]
+        self.started = time.time()
+        self.deadline = self.started + float(plan["budget_s"])
+
+    def sweep(self, pgids: list[int]) -> tuple[float, list[int], list[int]]:
+        """The CLI is done: when, which hook processes outlived it, and what had to be killed."""
+        cli_ended = time.time()
+        self.watcher.poll()
+        left = [p for p in self.watcher.pids() if alive(p)]
+        return cli_ended, left, kill_all(self.plan["run_id"], pgids)
+
+
+def prompt_session(s: Session) -> Ended:
+    """The CLI with the plan's argv (a -p prompt), until it ends or the budget does."""
+    plan = s.plan
+    with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
+        try:
+            proc = subprocess.Popen(
+                plan["argv"],
+                cwd=plan["cwd"],
+                env=s.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+                preexec_fn=s.preexec,
+            )
+        except OSError as e:
+            raise CannotStart(f"cannot start {plan['argv'][0]}: {e.strerror}") from None
+    timed_out = False
+    while proc.poll() is None:
+        s.watcher.poll()
+        if s.interrupted:
+            break
+        if time.time() >= s.deadline:
+            timed_out = True
+            break
+        time.sleep(POLL_S)
+    cli_ended, left, killed = s.sweep([proc.pid])
+    exit_code = proc.wait()
+    s.watcher.poll()
+    return Ended(exit_code, timed_out, cli_ended, left, killed)
+
+
+def interactive_session(s: Session) -> Ended:
+    """The CLI in a terminal, driven through the plan's steps (terminal.py)."""
+    if TYPE_CHECKING or __package__:
+        from .terminal import drive
+    else:  # run as a script, with terminal.py beside it
+        from terminal import drive
+
+    def tick() -> None:
+        s.watcher.poll()
+        if s.interrupted:
+            raise KeyboardInterrupt
+
+    plan = s.plan
+    tty: TtyRecord
+    try:
+        tty, pgids = drive(plan, s.env, tick, s.model, s.started, s.deadline, s.preexec)
+    except KeyboardInterrupt:  # the drive closed its terminal; the sweep does the rest
+        tty, pgids = {"steps": [], "error": "interrupted", "exit_codes": [], "timed_out": False}, []
+    Path(plan["stdout"]).write_text(tty["steps"][-1]["screen"] if tty["steps"] else "")
+    Path(plan["stderr"]).write_text("")
+    cli_ended, left, killed = s.sweep(pgids)
+    s.watcher.poll()
+    return Ended((tty["exit_codes"] or [None])[-1], tty["timed_out"], cli_ended, left, killed, tty)
+
+
 def main(plan_path: str) -> int:
     jail.die_with_parent(signal.SIGTERM)  # probe killed (even by SIGKILL): end the run
-    plan = json.loads(Path(plan_path).read_text())
-    result: dict = {"network_loopback_up": None}
-    if plan.get("bring_up_loopback"):
-        result["network_loopback_up"] = loopback_up()
-    result["jail"], preexec = enter_jail(plan.get("jail"))
-    records = Path(plan["records"])
-    records.mkdir(parents=True, exist_ok=True)
-    watcher = Watcher(records)
-    run_id = plan["run_id"]
-    interrupted = []
+    plan: Plan = json.loads(Path(plan_path).read_text())
+    loopback = loopback_up() if plan.get("bring_up_loopback") else None
+    jailed, preexec = enter_jail(plan.get("jail"))
+    Path(plan["records"]).mkdir(parents=True, exist_ok=True)
+    interrupted: list[str] = []
 
-    def on_signal(signum, _frame):
+    def on_signal(signum: int, _frame: object) -> None:
         interrupted.append(signal.Signals(signum).name)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -153,83 +246,36 @@ def main(plan_path: str) -> int:
 
     subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
     with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent, prompts=plan.get("prompt_scripts")) as model:
-        env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
-        env["PROBE_RUN_ID"] = run_id
-        started = time.time()
-        deadline = started + float(plan["budget_s"])
-        if plan.get("interactive"):
-            try:
-                from .terminal import drive
-            except ImportError:  # run as a script, with terminal.py beside it
-                from terminal import drive
-
-            def tick():
-                watcher.poll()
-                if interrupted:
-                    raise KeyboardInterrupt
-
-            try:
-                tty, pgids = drive(plan, env, tick, model, started, deadline, preexec)
-            except KeyboardInterrupt:  # the drive closed its terminal; the sweep does the rest
-                tty, pgids = {"steps": [], "error": "interrupted", "exit_codes": [], "timed_out": False}, []
-            result["tty"] = tty
-            exit_code, timed_out = (tty["exit_codes"] or [None])[-1], tty["timed_out"]
-            Path(plan["stdout"]).write_text(tty["steps"][-1]["screen"] if tty["steps"] else "")
-            Path(plan["stderr"]).write_text("")
-        else:
-            exit_code, timed_out, pgids = None, False, []
-            with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
-                try:
-                    proc = subprocess.Popen(
-                        plan["argv"],
-                        cwd=plan["cwd"],
-                        env=env,
-                        stdin=subprocess.DEVNULL,
-                        stdout=out,
-                        stderr=err,
-                        start_new_session=True,
-                        preexec_fn=preexec,
-                    )
-                except OSError as e:
-                    result["error"] = f"cannot start {plan['argv'][0]}: {e.strerror}"
-                    write_result(plan["result"], result)
-                    return 1
-            pgids = [proc.pid]
-            while proc.poll() is None:
-                watcher.poll()
-                if interrupted:
-                    break
-                if time.time() >= deadline:
-                    timed_out = True
-                    break
-                time.sleep(POLL_S)
-        cli_ended = time.time()
-        watcher.poll()
-        left = [p for p in watcher.pids() if alive(p)]
-        harness_killed = kill_all(run_id, pgids)
-        if not plan.get("interactive"):
-            exit_code = proc.wait()
-        watcher.poll()
-    result.update(
-        {
-            "exit_code": None if timed_out or interrupted else exit_code,
-            "exit_signal": signal.Signals(-exit_code).name if exit_code is not None and exit_code < 0 else None,
-            "timed_out": timed_out,
-            "interrupted": interrupted[0] if interrupted else None,
-            "started_at": started,
-            "cli_ended_at": cli_ended,
-            "wall_s": round(cli_ended - started, 3),
-            "port": model.port,
-            "hook_deaths": {str(p): t for p, t in watcher.died_at.items()},
-            "alive_at_cli_exit": left,
-            "harness_killed": harness_killed,
-        }
-    )
+        session = Session(plan, model, preexec, interrupted)
+        try:
+            ended = interactive_session(session) if plan.get("interactive") else prompt_session(session)
+        except CannotStart as e:
+            failure: Failure = {"network_loopback_up": loopback, "jail": jailed, "error": str(e)}
+            write_result(plan["result"], failure)
+            return 1
+    code = ended.exit_code
+    result: Result = {
+        "network_loopback_up": loopback,
+        "jail": jailed,
+        "exit_code": None if ended.timed_out or interrupted else code,
+        "exit_signal": signal.Signals(-code).name if code is not None and code < 0 else None,
+        "timed_out": ended.timed_out,
+        "interrupted": interrupted[0] if interrupted else None,
+        "started_at": session.started,
+        "cli_ended_at": ended.cli_ended_at,
+        "wall_s": round(ended.cli_ended_at - session.started, 3),
+        "port": model.port,
+        "hook_deaths": {str(p): t for p, t in session.watcher.died_at.items()},
+        "alive_at_cli_exit": ended.alive_at_cli_exit,
+        "harness_killed": ended.harness_killed,
+    }
+    if ended.tty is not None:
+        result["tty"] = ended.tty
     write_result(plan["result"], result)
     return 130 if interrupted else 0
 
 
-def write_result(path: str, result: dict) -> None:
+def write_result(path: str, result: Result | Failure) -> None:
     Path(path + ".tmp").write_text(json.dumps(result))
     os.replace(path + ".tmp", path)
 

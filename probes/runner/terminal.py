@@ -13,9 +13,18 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
 
 import pexpect
 import pyte
+
+if TYPE_CHECKING:
+    from .contract import Plan, TtyRecord, TtyStep, TtyStepRecord
+    from .model import ScriptedModel
+
+Tick = Callable[[], None]  # called while waiting: the runner's watch, and its Ctrl-C
+Preexec = Callable[[], None]
 
 TURN_TIMEOUT_S = 30.0  # from a prompt or answer to the idle prompt
 SETTLE_S = 0.4  # no screen output for this long: the screen is stable
@@ -27,22 +36,32 @@ class Screen(pyte.Screen):
     """pyte's screen, tolerant of private status queries (CSI ? n), answering the CLI's
     terminal queries through `reply`."""
 
-    reply = None
+    reply: Callable[[str], None] | None = None
 
-    def report_device_status(self, mode, **kwargs):
+    def report_device_status(self, mode: int, **kwargs: Any) -> None:
         if not kwargs.get("private"):
             super().report_device_status(mode)
 
-    def select_graphic_rendition(self, *attrs, **kwargs):
+    def select_graphic_rendition(self, *attrs: int, **kwargs: Any) -> None:
         super().select_graphic_rendition(*attrs)
 
-    def write_process_input(self, data):
+    def write_process_input(self, data: str) -> None:
         if self.reply:
             self.reply(data)
 
 
 class Terminal:
-    def __init__(self, argv: list[str], env: dict, cwd: str, rows: int, cols: int, log, tick, preexec=None):
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str,
+        rows: int,
+        cols: int,
+        log: IO[bytes],
+        tick: Tick,
+        preexec: Preexec | None = None,
+    ):
         self.screen = Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.log, self.tick = log, tick
@@ -67,9 +86,9 @@ class Terminal:
         return True
 
     def text(self) -> str:
-        return "\n".join(line.rstrip() for line in self.screen.display).strip("\n")
+        return "\n".join(str(line).rstrip() for line in self.screen.display).strip("\n")
 
-    def shows(self, pattern: str | None) -> bool:
+    def shows(self, pattern: str) -> bool:
         return bool(pattern) and re.search(pattern, self.text()) is not None
 
     def send(self, text: str) -> None:
@@ -83,11 +102,14 @@ class Terminal:
         if self.child.isalive():
             self.child.terminate(force=True)
         self.child.close()
-        return self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus
+        status: int | None = self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus
+        return status
 
 
 class Driver:
-    def __init__(self, plan: dict, env: dict, tick, model, deadline: float, preexec=None):
+    def __init__(
+        self, plan: Plan, env: dict[str, str], tick: Tick, model: ScriptedModel, deadline: float, preexec: Preexec | None = None
+    ):
         spec = plan["interactive"]
         self.preexec = preexec
         self.steps, self.markers, self.ready_timeout_s = spec["steps"], spec["markers"], spec["ready_timeout_s"]
@@ -101,13 +123,18 @@ class Driver:
     def until(self, limit_s: float) -> float:
         return min(time.time() + limit_s, self.deadline)
 
-    def ready(self) -> bool:
-        return self.term.shows(self.markers["ready"]) and not self.term.shows(self.markers["busy"])
+    @property
+    def terminal(self) -> Terminal:
+        assert self.term is not None, "no terminal before the first start step"
+        return self.term
 
-    def wait(self, condition, limit_s: float) -> bool:
+    def ready(self) -> bool:
+        return self.terminal.shows(self.markers["ready"]) and not self.terminal.shows(self.markers["busy"])
+
+    def wait(self, condition: Callable[[], bool], limit_s: float) -> bool:
         end = self.until(limit_s)
         while time.time() < end:
-            if not self.term.pump():
+            if not self.terminal.pump():
                 return condition()
             if condition():
                 return True
@@ -119,13 +146,13 @@ class Driver:
         shows with no output for QUIET_S (a turn cut short); "approval" when an approval prompt
         shows instead; None at the limit."""
         end, seen_busy = self.until(limit_s), False
-        while time.time() < end and self.term.pump():
-            if self.term.shows(self.markers["approval"]):
+        while time.time() < end and self.terminal.pump():
+            if self.terminal.shows(self.markers["approval"]):
                 return "approval"
-            if self.term.shows(self.markers["busy"]):
+            if self.terminal.shows(self.markers["busy"]):
                 seen_busy = True
             elif self.ready():
-                quiet = time.time() - self.term.last_output
+                quiet = time.time() - self.terminal.last_output
                 worked = self.model.final_texts > finals_before or seen_busy
                 if (worked and quiet >= SETTLE_S) or quiet >= QUIET_S:
                     return "idle"
@@ -133,19 +160,19 @@ class Driver:
 
     def type_line(self, text: str) -> None:
         """Type, wait until the input shows it (and a command menu is drawn), press Enter."""
-        self.term.send(text)
-        self.wait(lambda: text[:40] in self.term.text(), 5.0)
-        self.term.settle(self.until(2.0))
-        self.term.send("\r")
+        self.terminal.send(text)
+        self.wait(lambda: text[:40] in self.terminal.text(), 5.0)
+        self.terminal.settle(self.until(2.0))
+        self.terminal.send("\r")
 
-    def step(self, step: dict) -> tuple[bool, str | None]:
+    def step(self, step: TtyStep) -> tuple[bool, str | None]:
         """Do one step: (whether it reached the state it waits for, the state or the failure)."""
         do = step["do"]
         if do == "start":
             if self.term is not None:
-                self.exit_codes.append(self.term.close())
+                self.exit_codes.append(self.terminal.close())
             self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick, self.preexec)
-            self.pgids.append(self.term.child.pid)
+            self.pgids.append(self.terminal.child.pid)
             ok = self.wait(self.ready, self.ready_timeout_s)
             return ok, "ready" if ok else "could not reach the ready prompt"
         if do == "prompt":
@@ -154,13 +181,13 @@ class Driver:
             state = self.wait_idle(finals, TURN_TIMEOUT_S)
             return state is not None, state or "the turn did not end"
         if do == "answer":
-            if not self.wait(lambda: self.term.shows(self.markers["approval"]), 10.0):
+            if not self.wait(lambda: self.terminal.shows(self.markers["approval"]), 10.0):
                 return False, "no approval prompt on screen"
             finals = self.model.final_texts
-            gone = lambda: not self.term.shows(self.markers["approval"])  # noqa: E731
+            gone = lambda: not self.terminal.shows(self.markers["approval"])  # noqa: E731
             for _ in range(3):  # a prompt drawn before it takes input drops the key: settle, resend
-                self.term.settle(self.until(2.0))
-                self.term.send(step["keys"])
+                self.terminal.settle(self.until(2.0))
+                self.terminal.send(step["keys"])
                 if self.wait(gone, 3.0):
                     break
             else:
@@ -169,16 +196,17 @@ class Driver:
             return state is not None, state or "the turn did not end"
         if do == "command":  # done when the input box is empty again and the screen is still
             self.type_line(step["text"])
-            ok = self.wait(lambda: self.ready() and time.time() - self.term.last_output >= QUIET_S, 10.0)
+            ok = self.wait(lambda: self.ready() and time.time() - self.terminal.last_output >= QUIET_S, 10.0)
             return ok, "ready" if ok else "not ready after the command"
         if do == "exit":
             self.type_line(step["text"])
-            ok = self.wait(lambda: not self.term.child.isalive(), 15.0)
+            ok = self.wait(lambda: not self.terminal.child.isalive(), 15.0)
             return ok, "exited" if ok else "still running after exit"
         raise ValueError(f"unknown step {do!r}")
 
-    def run(self, started: float) -> dict:
-        steps, error = [], None
+    def run(self, started: float) -> TtyRecord:
+        steps: list[TtyStepRecord] = []
+        error = None
         try:
             for step in self.steps:
                 t = time.time()
@@ -191,7 +219,7 @@ class Driver:
                         "took_s": round(time.time() - t, 3),
                         "ok": ok,
                         "state": state,
-                        "screen": self.term.text()[-SCREEN_CHARS:],
+                        "screen": self.terminal.text()[-SCREEN_CHARS:],
                     }
                 )
                 if not ok:
@@ -199,7 +227,7 @@ class Driver:
                     break
         finally:
             if self.term is not None:
-                self.exit_codes.append(self.term.close())
+                self.exit_codes.append(self.terminal.close())
             self.log.close()
         return {
             "steps": steps,
@@ -211,7 +239,15 @@ class Driver:
         }
 
 
-def drive(plan: dict, env: dict, tick, model, started: float, deadline: float, preexec=None) -> tuple[dict, list[int]]:
+def drive(
+    plan: Plan,
+    env: dict[str, str],
+    tick: Tick,
+    model: ScriptedModel,
+    started: float,
+    deadline: float,
+    preexec: Preexec | None = None,
+) -> tuple[TtyRecord, list[int]]:
     """Run the plan's interactive steps. Returns the drive record and the terminals' pids
     (each the leader of its own session, for the runner's final sweep)."""
     driver = Driver(plan, env, tick, model, deadline, preexec)

@@ -1,0 +1,96 @@
+"""What an agent is: everything the harness needs from one CLI, as one Protocol. A module in
+this package that defines `AGENT` (an object with these members) is an agent; nothing outside
+probes/agents/ names one. What an agent can do beyond command hooks in its own config is
+declared as data (`extension`, `config_locations`), never probed for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+if TYPE_CHECKING:
+    from ..evidence import Invocation, ModelRequest
+    from ..runner.contract import Markers
+
+NATIVE = "native"  # the config location every agent has: its own hook config
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One hook entry in the agent's native config."""
+
+    key: str  # names the entry in the instrumented hook's sidecar
+    native: str  # native event key, e.g. preToolUse, PreToolUse
+    command: str
+    timeout_s: float | None
+    matcher: str | None
+    raw: dict[str, Any] | None = None  # an entry written as given instead of the instrumented hook
+
+
+ConfigWriter = Callable[[Path, Sequence[Registration]], list[Path]]
+"""Writes command hooks into a config file under the workspace; returns the files written."""
+
+
+class Tty(TypedDict):
+    """How an interactive session is driven: screen markers, and the keys a person presses."""
+
+    markers: Markers
+    keys: dict[str, str]  # an approval's answer ("yes", "no") -> the keys that give it
+    exit: str  # typed to quit
+    resume: list[str]  # added to the argv to start the last session again
+
+
+@dataclass(frozen=True)
+class ExtensionSurface:
+    """A second hook surface: handlers of an SDK extension (probes/runner/extension.mjs)."""
+
+    events: Mapping[str, str]  # canonical event -> handler name
+    folder: str  # where the extension is installed, relative to HOME
+    env: Mapping[str, str]  # what makes the CLI load it
+    route: str  # how it is loaded, for the evidence
+
+
+class Agent(Protocol):
+    name: str  # as in AGENT@VERSION and recipes' `agents:`
+    package: str  # the npm package
+    # Where command hooks can be written: NATIVE (its own config), and other CLIs' config
+    # files it also reads, each with the writer of that file.
+    config_locations: Mapping[str, ConfigWriter]
+    extension: ExtensionSurface | None  # None: command hooks only
+    tty: Tty
+
+    def binary_path(self, prefix: Path) -> Path: ...
+
+    def seed_command(self, prefix: Path) -> list[str] | None:
+        """A command run once after install (in an image build too), or None."""
+        ...
+
+    def prepare_install(self, prefix: Path) -> None: ...
+
+    def native_event(self, canonical: str, casing: str = "native") -> str | None:
+        """The native config key of a canonical event (None: the agent has no such event)."""
+        ...
+
+    def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
+        """The CLI's isolation: its own HOME-relative state, offline, the scripted model
+        ("{port}"), no auto-update. May prepare files under `home`."""
+        ...
+
+    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+        """A prompt-mode (-p) session."""
+        ...
+
+    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]: ...
+
+    def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
+        """Skip the first-run screens of an interactive session; environment changes (None
+        unsets)."""
+        ...
+
+    def executed_version(
+        self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
+    ) -> tuple[str | None, str]:
+        """The version that actually ran, read back from the run, and where it was read."""
+        ...

@@ -1,0 +1,262 @@
+"""Collecting one probe: what the session left (the runner's result, the hook records, the
+model log, the files the tools wrote, the CLI's output) read bounded and turned straight into
+the evidence models, then scrubbed: credentials redacted, per-run paths written as stable
+names."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from . import limits
+from .classify import SENTINEL_RE, hook_texts
+from .errors import HarnessError
+from .evidence import CliRun, Collected, Invocation, ModelRequest
+from .plan import Hooks, RunDirs, marker_path
+from .recipes import ResolvedRecipe
+from .redact import known_secrets, redact, redact_env
+from .runner.contract import HookRecord, ModelLogEntry, Plan, Result
+
+TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
+MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
+REQUESTS_KEPT = (10, 5)  # and of a runaway session's model requests, the first 10 and last 5
+SAMPLE = (20, 10)  # a runaway session keeps its first 20 and last 10 invocations; counts stay exact
+# What the session wrote is read bounded: a hostile or broken CLI must not exhaust the harness.
+SESSION_FILE_MAX = 256 * 1024 * 1024  # the model log of a runaway session; a hook record
+RECORD_MAX = 64 * 1024 * 1024  # one hook record (its stdin and output; stdout_pad is at most 16 MiB)
+
+T = TypeVar("T")
+
+
+def iso(t: float | None) -> str | None:
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def sample(items: list[T], keep: tuple[int, int] = SAMPLE) -> list[T]:
+    """All of `items`, or only the first and last few."""
+    head, tail_ = keep
+    return items if len(items) <= head + tail_ else items[:head] + items[-tail_:]
+
+
+def session_file(path: Path, limit: int) -> bytes:
+    """A file the session left, or one line naming it."""
+    try:
+        return limits.read_bounded(path, limit, follow=False)
+    except limits.BadFile as e:
+        raise HarnessError(f"the run left {path.name} unreadable ({e}): the session misbehaved; no evidence written") from None
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in limits.decode(session_file(path, SESSION_FILE_MAX)).splitlines() if line.strip()]
+
+
+def relative(path: str, root: Path) -> str:
+    try:
+        return str(Path(path).relative_to(root)) or "."
+    except ValueError:
+        return path
+
+
+def invocation(rec: HookRecord, canonical: str, run: RunDirs, result: Result) -> Invocation:
+    """One hook record joined with what the runner saw of its process's death."""
+    deaths = {int(p): t for p, t in result["hook_deaths"].items()}
+    left = set(result["alive_at_cli_exit"])
+    t0 = result["started_at"]
+    pid = rec["pid"]
+    died = deaths.get(pid)
+    caught = rec.get("killed_by_signal")
+    signal_name: str | None
+    if rec.get("crashed_with"):
+        signal_name, killed_by = rec.get("crashed_with"), "self"
+    elif rec.get("ended_at") and not caught:
+        signal_name, killed_by = None, None
+    else:  # a caught signal, or no end at all: an uncatchable SIGKILL
+        signal_name = caught or "SIGKILL"
+        killed_by = "harness" if pid in left else "cli"
+    gc = None
+    g = rec.get("grandchild_pid")
+    if g:
+        gd = deaths.get(g)
+        gc = {
+            "pid": g,
+            "alive_at_cli_exit": g in left,
+            "died_offset_s": round(gd - t0, 3) if gd and g not in left else None,
+            "killed_by": "harness" if g in left else ("cli" if gd else None),
+        }
+    ended = rec.get("ended_at") if killed_by is None else None
+    gone = ended or died
+    signals = rec.get("signals") or []
+    return Invocation(
+        event=rec["event"],
+        canonical_event=canonical,
+        payload=rec.get("payload"),
+        stdin_raw=rec.get("stdin_raw"),
+        stdin_eof=rec.get("stdin_eof"),
+        argv=rec["argv"],
+        cwd=rec["cwd"],
+        cwd_relative=relative(rec["cwd"], run.workspace),
+        config_index=int(rec["key"].split("-")[0]) if rec["key"][:1].isdigit() else None,
+        env=rec["env"],
+        pid=pid,
+        started_at=iso(rec["started_at"]) or "",
+        start_offset_s=round(rec["started_at"] - t0, 3),
+        ended_at=iso(ended),
+        gone_offset_s=round(gone - t0, 3) if gone else None,
+        duration_s=round(gone - rec["started_at"], 3) if gone else None,
+        exit_code=rec.get("exit_code") if killed_by is None else None,
+        killed_by_signal=signal_name,
+        killed_by=killed_by,
+        signals_received=[s["signal"] for s in signals],
+        first_signal_offset_s=round(signals[0]["at"] - t0, 3) if signals else None,
+        output=rec.get("output"),
+        stderr=rec.get("stderr"),
+        grandchild=gc,
+        surface=rec.get("surface") or "command",
+        extension_result=rec.get("extension_result"),
+        error=rec.get("error"),
+    )
+
+
+def collect_invocations(run: RunDirs, hooks: Hooks, result: Result) -> list[Invocation]:
+    """Every hook record, in the order the hooks started."""
+    out = []
+    for path in sorted(run.records.glob("*.json"), key=lambda p: int(p.name.split("-")[0])):
+        try:
+            rec = cast("HookRecord", limits.parse_json(session_file(path, RECORD_MAX)))  # written by hook.py
+            entry = hooks.sidecar.get(rec["key"])
+            out.append(invocation(rec, entry["canonical"] if entry else rec["event"], run, result))
+        except limits.BadFile as e:
+            raise HarnessError(f"hook record {path.name}: {e}") from None
+    return out
+
+
+def collect_side_effects(recipe: ResolvedRecipe, cwd: Path, t0: float) -> list[dict[str, Any]]:
+    """The files the scripted steps left (and the recipe's watched files), timed by their
+    mtime: the tool ran then. A view step leaves nothing; a file it reads is not proof."""
+    wanted: list[tuple[int | None, str, str | None]] = [
+        (i, step.tool, marker_path(step, i))
+        for i, step in enumerate(recipe.recipe.turns)
+        if step.tool in ("shell", "create_file", "edit_file")
+    ]
+    wanted += [(None, "watched", rel) for rel in recipe.recipe.watch_files]
+    out = []
+    for step, kind, rel in wanted:
+        p = cwd / (rel or "")
+        if rel and p.exists() and (kind != "edit_file" or "edited" in p.read_text(errors="replace")):
+            out.append({"step": step, "kind": kind, "path": rel, "offset_s": round(p.stat().st_mtime_ns / 1e9 - t0, 3)})
+    return out
+
+
+def model_request(r: ModelLogEntry, t0: float, phrases: Sequence[str]) -> ModelRequest:
+    """One model request as evidence. Sentinel words (PROBE-...) are looked for in the full
+    texts: by role, whether a hook's whole phrase is there verbatim, and a snippet around the
+    first one. Then the texts are bounded."""
+    found: dict[str, dict[str, Any]] = {}
+    for m in r["messages"]:
+        for match in SENTINEL_RE.finditer(m["text"]):
+            word = match.group()
+            f = found.setdefault(word, {"roles": set(), "verbatim": False, "snippet": None})
+            f["roles"].add(m["role"])
+            f["verbatim"] = f["verbatim"] or any(word in p and p in m["text"] for p in phrases)
+            if f["snippet"] is None:
+                f["snippet"] = m["text"][max(0, match.start() - 80) : match.start() + 400]
+    return ModelRequest(
+        seq=r["seq"],
+        offset_s=round(r["t"] - t0, 3),
+        method=r["method"],
+        path=r["path"],
+        model=r.get("model"),
+        user_agent=r.get("user_agent", ""),
+        tools=r["tools"],
+        reply=cast("dict[str, Any] | None", r.get("reply")),
+        sentinels={w: {**f, "roles": sorted(f["roles"])} for w, f in sorted(found.items())},
+        message_count=len(r["messages"]),
+        messages=[
+            {"role": m["role"], "chars": len(m["text"]), "text": m["text"][:TEXT_LIMIT]}
+            for m in sample(r["messages"], MESSAGES_KEPT)
+        ],
+    )
+
+
+def collect_requests(path: Path, t0: float, phrases: Sequence[str]) -> list[ModelRequest]:
+    return [model_request(r, t0, phrases) for r in read_jsonl(path)]
+
+
+def tail(path: Path) -> str:
+    if not path.exists():
+        return ""
+    with open(path, "rb") as f:  # only the tail: the CLI's output may be any size
+        f.seek(max(0, path.stat().st_size - 4 * TEXT_LIMIT))
+        return f.read().decode(errors="replace")[-TEXT_LIMIT:]
+
+
+def cli_run(plan: Plan, result: Result) -> CliRun:
+    return CliRun(
+        argv=[Path(plan["argv"][0]).name, *plan["argv"][1:]],
+        exit_code=result["exit_code"],
+        exit_signal=result["exit_signal"],
+        wall_s=result["wall_s"],
+        timed_out=result["timed_out"],
+        budget_s=plan["budget_s"],
+        env_names=sorted({*plan["env"], "PROBE_RUN_ID"}),
+        stdout_tail=tail(Path(plan["stdout"])),
+        stderr_tail=tail(Path(plan["stderr"])),
+    )
+
+
+def scrub(session: Collected, secrets: set[str], stable_paths: Mapping[str, str]) -> Collected:
+    """Redact credentials, and write per-run paths as stable names ($RUN, $INSTALL) so two
+    runs' evidence differ only where the CLI did."""
+    text = json.dumps(session.model_dump(mode="json"))
+    for path, name in stable_paths.items():
+        text = text.replace(json.dumps(path)[1:-1], name)
+    data = json.loads(text)
+    for inv in data["invocations"]:
+        inv["env"] = redact_env(inv["env"], secrets)
+    return Collected.model_validate(redact(data, secrets))
+
+
+def collect(
+    recipe: ResolvedRecipe, run: RunDirs, hooks: Hooks, plan: Plan, result: Result, prefix: Path
+) -> tuple[Collected, set[str]]:
+    """What the session left behind as the evidence record's parts, scrubbed, and the secret
+    values seen (scrubbed from anything else written)."""
+    t0 = result["started_at"]
+    registered = [
+        {
+            "canonical": hooks.sidecar[r.key]["canonical"],
+            "native": r.native,
+            "timeout_s": r.timeout_s,
+            "matcher": r.matcher,
+            "raw": r.raw,
+            "behavior": hooks.sidecar[r.key]["behavior"],
+        }
+        for r in hooks.registrations
+    ]
+    invocations = collect_invocations(run, hooks, result)
+    requests = collect_requests(Path(plan["model_log"]), t0, [t for h in registered for t in hook_texts(h)])
+    tty = result.get("tty")
+    session = Collected(
+        subject=recipe.subject,
+        cli_cwd=recipe.recipe.cwd or ".",
+        hooks=registered,
+        cli=cli_run(plan, result),
+        invocations=invocations,
+        invocations_by_event=dict(Counter(i.event for i in invocations)),
+        model_requests=requests,
+        model_request_count=len(requests),
+        side_effects=collect_side_effects(recipe, Path(plan["cwd"]), t0),
+        transcript=cast("list[dict[str, Any]]", tty["steps"]) if tty else None,
+    )
+    secrets = known_secrets(os.environ, plan["env"], *(i.env for i in invocations))
+    # Classify what will be written: committed evidence then classifies again the same.
+    return scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"}), secrets

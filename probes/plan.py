@@ -1,0 +1,277 @@
+"""Planning one probe: the run directory's layout, the workspace, the recipe's hooks where the
+CLI loads them, and the runner's plan (environment, argv or terminal steps, model scripts,
+filesystem jail). Everything agent-specific comes from the agent; everything per agent in the
+recipe was picked already (recipes.ResolvedRecipe)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+from .agents import Agent, Registration
+from .agents.config import write_json
+from .errors import InputError
+from .recipes import ResolvedRecipe, Step
+from .runner.contract import (
+    ExtensionConfig,
+    ExtensionEntry,
+    HookBehavior,
+    HookConfig,
+    HookEntry,
+    Interactive,
+    JailSpec,
+    Plan,
+    ScriptStep,
+    TtyStep,
+)
+
+BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+EXTENSION_SOURCE = Path(__file__).parent / "runner" / "extension.mjs"
+SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
+TTY_SIZE = (40, 120)  # rows, columns of an interactive session's terminal
+TTY_READY_TIMEOUT_S = 30.0  # from a start to the ready prompt
+# Hidden from the session by empty mounts: scratch space and host sockets, and the homes
+# whose dotfiles hold the caller's credentials (gh, npm, cloud CLIs).
+HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm", "/root")
+
+
+@dataclass
+class RunDirs:
+    root: Path
+
+    def __post_init__(self) -> None:
+        for d in (self.workspace, self.home, self.bin, self.records, self.tmp):
+            d.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    @property
+    def records(self) -> Path:
+        return self.root / "records"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"
+
+
+def workspace(run: RunDirs) -> None:
+    """A fresh git repository with one commit, as a user's project would be."""
+    env = {"PATH": BASE_PATH, "HOME": str(run.home), "GIT_CONFIG_NOSYSTEM": "1"}
+    (run.workspace / "README.md").write_text("probe workspace\n")
+    for cmd in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.name=probe", "-c", "user.email=probe@localhost", "commit", "-q", "-m", "probe workspace"],
+    ):
+        subprocess.run(cmd, cwd=run.workspace, env=env, check=True, capture_output=True)
+
+
+# ---------------------------------------------------------------- hooks
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """The recipe's hooks as registered: the config entries, what each record will be of
+    (the instrumented hook's sidecar, by key), and how an extension is loaded."""
+
+    registrations: list[Registration]
+    sidecar: dict[str, HookEntry]
+    env: Mapping[str, str] = field(default_factory=dict)  # what makes the CLI load the extension
+    route: str | None = None  # said in the evidence
+
+
+def hook_command(python: str, hook_path: Path, key: str) -> str:
+    # -S -E -s: no site, no PYTHON* env, no user site: the fastest start and the same
+    # interpreter behaviour wherever the hook runs.
+    return " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(hook_path), key))
+
+
+def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: str) -> Hooks:
+    """Write the recipe's hooks where the CLI loads them: command hooks into a config it
+    reads, or an extension's handlers."""
+    surface, name = recipe.recipe.surface, recipe.name
+    extension = agent.extension if surface == "extension" else None
+    if surface == "extension" and extension is None:
+        raise InputError(f"recipe {name!r}: {agent.name} has no extension surface")
+    regs, sidecar = [], {}
+    for hook in recipe.hooks:
+        if extension is not None:
+            native = extension.events.get(hook.event)
+            what = "extension handler"
+        else:
+            native = hook.native or agent.native_event(hook.event, hook.casing)
+            what = f"{hook.casing} event"
+        if native is None:
+            raise InputError(f"recipe {name!r}: {agent.name} has no {what} for {hook.event!r}")
+        command = "" if extension is not None else hook_command(python, run.bin / "hook.py", hook.key)
+        regs.append(Registration(hook.key, native, command, hook.timeout_s, hook.matcher, hook.raw))
+        behavior = cast("HookBehavior", hook.behavior.model_dump(exclude_defaults=True))  # Behavior's fields are its keys
+        sidecar[hook.key] = HookEntry(event=native, canonical=hook.event, behavior=behavior)
+    if extension is not None:
+        handlers = {
+            e["event"]: ExtensionEntry(key=key, event=e["event"], canonical=e["canonical"], behavior=e["behavior"])
+            for key, e in sidecar.items()
+        }
+        if len(handlers) < len(regs):
+            raise InputError(f"recipe {name!r}: an extension has one handler per event")
+        folder = run.home / extension.folder
+        folder.mkdir(parents=True)
+        (folder / "extension.mjs").write_text(EXTENSION_SOURCE.read_text())
+        write_json(folder / "probe-ext.json", ExtensionConfig(records=str(run.records), hooks=handlers))
+        return Hooks(regs, sidecar, extension.env, extension.route)
+    writer = agent.config_locations.get(recipe.recipe.config_location)
+    if writer is None:
+        raise InputError(f"recipe {name!r}: {agent.name} reads no {recipe.recipe.config_location} config")
+    (run.bin / "hook.json").write_text(json.dumps(HookConfig(records=str(run.records), hooks=sidecar)))
+    writer(run.workspace, regs)
+    return Hooks(regs, sidecar)
+
+
+# ---------------------------------------------------------------- model scripts
+
+
+def marker_path(step: Step, index: int) -> str | None:
+    """The file a scripted step leaves, relative to the CLI's working directory."""
+    if step.tool == "shell":
+        return f"probe-marker-{index}.txt"
+    if step.tool == "create_file":
+        return step.path or f"probe-created-{index}.txt"
+    if step.tool == "edit_file":
+        return step.path or "README.md"
+    return step.path
+
+
+def script(turns: Sequence[Step]) -> list[ScriptStep]:
+    out: list[ScriptStep] = []
+    for i, step in enumerate(turns):
+        s = cast("ScriptStep", step.model_dump(exclude_none=True))  # Step's fields are its keys
+        path = marker_path(step, i)
+        if step.tool == "shell" and step.command is None:
+            s["command"] = f"echo ran > {path}"
+        if step.tool in ("create_file", "edit_file", "view_file") and path is not None:
+            s["path"] = path
+        if step.tool == "edit_file":
+            s.setdefault("old", "probe workspace")
+            s.setdefault("new", "probe workspace, edited")
+        if step.tool == "subagent":
+            s["prompt"] = f"{SUBAGENT_SENTINEL}: {step.prompt or 'run the probe step'}"
+        out.append(s)
+    return out
+
+
+# ---------------------------------------------------------------- the runner's plan
+
+
+def runner_plan(
+    agent: Agent, prefix: Path, recipe: ResolvedRecipe, run: RunDirs, node_dir: str, extra_env: Mapping[str, str] | None = None
+) -> Plan:
+    from .backends.base import PASSED_ENV
+
+    env: dict[str, str | None] = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+    env.update(
+        {
+            "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
+            "HOME": str(run.home),
+            "TMPDIR": str(run.tmp),
+            "XDG_CONFIG_HOME": str(run.home / ".config"),
+            "XDG_CACHE_HOME": str(run.home / ".cache"),
+            "XDG_DATA_HOME": str(run.home / ".local" / "share"),
+            "XDG_STATE_HOME": str(run.home / ".local" / "state"),
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+            "GIT_CONFIG_NOSYSTEM": "1",
+        }
+    )
+    env.update(agent.session_env(prefix, run.home))
+    env.update(extra_env or {})
+    cwd = run.workspace / (recipe.recipe.cwd or "")
+    cwd.mkdir(parents=True, exist_ok=True)
+    interactive = terminal_plan(agent, prefix, recipe, run, str(cwd), env) if recipe.recipe.mode == "interactive" else None
+    env.update(recipe.env)
+    plan: Plan = {
+        "argv": interactive[0]["steps"][0].get("argv", [])
+        if interactive
+        else agent.argv(prefix, recipe.recipe.prompt, recipe.recipe.permissive),
+        "env": {k: v for k, v in env.items() if v is not None},
+        "cwd": str(cwd),
+        "budget_s": recipe.recipe.budget_s,
+        "run_id": uuid.uuid4().hex,
+        "script": script(recipe.recipe.turns),
+        "subagent_script": script(recipe.recipe.subagent_turns),
+        "subagent_sentinel": SUBAGENT_SENTINEL,
+        "records": str(run.records),
+        "model_log": str(run.root / "model.jsonl"),
+        "stdout": str(run.root / "cli.stdout"),
+        "stderr": str(run.root / "cli.stderr"),
+        "result": str(run.root / "result.json"),
+        "jail": jail_spec(run, prefix, node_dir),
+    }
+    if interactive is not None:
+        plan["interactive"], plan["prompt_scripts"] = interactive
+    return plan
+
+
+def jail_spec(run: RunDirs, prefix: Path, node_dir: str) -> JailSpec:
+    """What the runner's filesystem jail makes writable, keeps readable and hides (see
+    probes/runner/jail.py); a backend without a private mount namespace drops it."""
+    home = os.path.expanduser("~")
+    hide = [*HIDDEN, *([home] if home not in ("/", "") else [])]
+    return {
+        "writable": [str(run.root)],
+        "owned": [str(d) for d in (run.workspace, run.home, run.tmp, run.records)],
+        "keep": [str(prefix), node_dir, sys.prefix, sys.base_prefix],
+        "hide": list(dict.fromkeys(hide)),
+    }
+
+
+def terminal_plan(
+    agent: Agent, prefix: Path, recipe: ResolvedRecipe, run: RunDirs, cwd: str, env: dict[str, str | None]
+) -> tuple[Interactive, dict[str, list[ScriptStep]]]:
+    """An interactive session: the agent's first-run screens skipped, a terminal environment,
+    and the recipe's actions as the terminal driver's steps, keys and markers resolved. Each
+    prompt carries a marker (PROBE-PROMPT-N) that selects its own model script."""
+    env.update({"TERM": "xterm-256color", "NO_COLOR": None})
+    env.update(agent.prepare_interactive(run.home, cwd, env))
+    argv = agent.interactive_argv(prefix, recipe.recipe.permissive)
+    steps: list[TtyStep] = [{"do": "start", "argv": argv}]
+    scripts: dict[str, list[ScriptStep]] = {}
+    for action in recipe.actions:
+        if action.prompt is not None:
+            marker = f"PROBE-PROMPT-{len(scripts) + 1}"
+            scripts[marker] = script(action.turns or recipe.recipe.turns)
+            steps.append({"do": "prompt", "text": f"{action.prompt} ({marker})"})
+        elif action.answer:
+            steps.append({"do": "answer", "text": action.answer, "keys": agent.tty["keys"][action.answer]})
+        elif action.command:
+            steps.append({"do": "command", "text": action.command})
+        elif action.exit:
+            steps.append({"do": "exit", "text": agent.tty["exit"]})
+        else:
+            steps.append({"do": "start", "argv": argv + (agent.tty["resume"] if action.start == "resume" else [])})
+    rows, cols = TTY_SIZE
+    tty: Interactive = {
+        "steps": steps,
+        "markers": agent.tty["markers"],
+        "rows": rows,
+        "cols": cols,
+        "ready_timeout_s": TTY_READY_TIMEOUT_S,
+    }
+    return tty, scripts

@@ -1,0 +1,254 @@
+"""The runner's contract: what the harness hands the runner (the plan) and what the runner's
+side leaves for the harness (its result, the model log, the hook records), as TypedDicts both
+sides import, so mypy checks that they agree. Standard library only: the runner runs with
+`python -S` beside a copy of this file.
+
+    plan.json     Plan            written by probes/plan.py, read by runner.py (and terminal.py)
+    result.json   Result          written by runner.py, read by probes/backends and collect.py
+    model.jsonl   ModelLogEntry   one line per request, written by model.py
+    records/*     HookRecord      one per hook call, written by hook.py (and extension.mjs)
+    hook.json     HookConfig      the hook's sidecar, written by probes/plan.py
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+# ---------------------------------------------------------------- the plan
+
+
+class ScriptStep(TypedDict, total=False):
+    """One scripted model turn: a tool call by canonical kind, or a final text."""
+
+    tool: str
+    text: str
+    command: str
+    path: str
+    content: str
+    prompt: str
+    old: str
+    new: str
+
+
+class Markers(TypedDict):
+    """Regular expressions on the rendered screen of an interactive session."""
+
+    ready: str
+    busy: str
+    approval: str
+
+
+class TtyStep(TypedDict):
+    """One thing the terminal driver does: start (argv), prompt, answer (keys), command, exit."""
+
+    do: str
+    argv: NotRequired[list[str]]
+    text: NotRequired[str]
+    keys: NotRequired[str]
+
+
+class Interactive(TypedDict):
+    steps: list[TtyStep]
+    markers: Markers
+    rows: int
+    cols: int
+    ready_timeout_s: float
+
+
+class JailSpec(TypedDict):
+    """What the filesystem jail makes writable, keeps readable and hides (see jail.py)."""
+
+    writable: list[str]
+    owned: list[str]
+    keep: list[str]
+    hide: list[str]
+    host_mount_ns: NotRequired[str]  # the backend's, so the runner can tell it has its own
+
+
+class Plan(TypedDict):
+    argv: list[str]
+    env: dict[str, str]  # "{port}" in a value is the scripted model's port
+    cwd: str
+    budget_s: float
+    run_id: str
+    script: list[ScriptStep]
+    subagent_script: NotRequired[list[ScriptStep]]
+    subagent_sentinel: NotRequired[str]  # a conversation opened with it plays subagent_script
+    prompt_scripts: NotRequired[dict[str, list[ScriptStep]]]  # interactive: marker -> script
+    interactive: NotRequired[Interactive]
+    records: str
+    model_log: str
+    stdout: str
+    stderr: str
+    result: str
+    jail: NotRequired[JailSpec | None]
+    bring_up_loopback: NotRequired[bool]
+
+
+# ---------------------------------------------------------------- the result
+
+
+class Jailed(TypedDict):
+    """What the run was jailed by (for the evidence)."""
+
+    filesystem: str
+    user: str
+    hidden: NotRequired[list[str]]
+    error: NotRequired[str]  # why the jail could not be made
+
+
+class TtyStepRecord(TypedDict):
+    do: str
+    text: str | None
+    offset_s: float
+    took_s: float
+    ok: bool
+    state: str | None
+    screen: str
+
+
+class TtyRecord(TypedDict):
+    steps: list[TtyStepRecord]
+    error: str | None
+    rows: NotRequired[int]
+    cols: NotRequired[int]
+    exit_codes: list[int | None]
+    timed_out: bool
+
+
+class Failure(TypedDict):
+    """The result of a runner that could not start the session."""
+
+    network_loopback_up: bool | None
+    jail: Jailed
+    error: str
+
+
+class Result(TypedDict):
+    network_loopback_up: bool | None
+    jail: Jailed
+    tty: NotRequired[TtyRecord]  # interactive sessions
+    exit_code: int | None
+    exit_signal: str | None
+    timed_out: bool
+    interrupted: str | None  # the signal that interrupted the run
+    started_at: float
+    cli_ended_at: float
+    wall_s: float
+    port: int
+    hook_deaths: dict[str, float]  # pid -> when it was seen gone
+    alive_at_cli_exit: list[int]
+    harness_killed: list[int]
+
+
+# ---------------------------------------------------------------- the model log
+
+
+class Message(TypedDict):
+    role: str
+    text: str
+
+
+class Reply(TypedDict, total=False):
+    """The scripted model's answer to one request."""
+
+    text: str
+    tool: str  # the tool name picked from those the CLI sent
+    kind: str  # the canonical kind asked for
+    arguments: dict[str, Any]
+    turn: int
+    aux: bool  # a request with no tools (titles, summaries): not a turn
+    subagent: bool
+    missing_tool: str  # no tool of this kind was offered
+
+
+class ModelLogEntry(TypedDict):
+    seq: int
+    t: float
+    method: str
+    path: str
+    user_agent: str
+    model: str | None
+    stream: bool
+    tools: list[str]
+    messages: list[Message]
+    reply: Reply | None
+
+
+# ---------------------------------------------------------------- hooks
+
+
+class HookBehavior(TypedDict, total=False):
+    """What the instrumented hook (or extension handler) does; see recipes.Behavior."""
+
+    read_stdin: bool
+    grandchild: str
+    ignore_sigterm: bool
+    seconds: float
+    hang: bool
+    signal: str
+    stdout: str | dict[str, Any]
+    stdout_pad: int
+    stderr: str
+    exit_code: int
+    throw: bool
+    exit_process: bool
+
+
+class HookEntry(TypedDict):
+    event: str  # the native key (or extension handler) it is registered under
+    canonical: str
+    behavior: HookBehavior
+
+
+class HookConfig(TypedDict):
+    """hook.json beside hook.py: key -> entry."""
+
+    records: str
+    hooks: dict[str, HookEntry]
+
+
+class ExtensionEntry(HookEntry):
+    key: str
+
+
+class ExtensionConfig(TypedDict):
+    """The extension's config: handler name -> entry."""
+
+    records: str
+    hooks: dict[str, ExtensionEntry]
+
+
+class Signal(TypedDict):
+    signal: str
+    at: float
+
+
+class HookRecord(TypedDict):
+    """One hook call, as hook.py (or extension.mjs) leaves it."""
+
+    key: str
+    event: str
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    pid: int
+    ppid: int
+    pgid: NotRequired[int]
+    started_at: float
+    ended_at: float | None
+    stdin_raw: str | None
+    stdin_eof: bool | None
+    stdin_read_at: NotRequired[float]
+    payload: Any
+    output: str | None
+    output_padding: NotRequired[int]
+    stderr: str | None
+    exit_code: int | None
+    killed_by_signal: str | None
+    crashed_with: NotRequired[str]
+    grandchild_pid: NotRequired[int]
+    signals: NotRequired[list[Signal]]
+    surface: NotRequired[str]  # "extension" for a handler call
+    extension_result: NotRequired[str | None]
+    error: NotRequired[str | None]
