@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,37 @@ def compose_yaml(text: str) -> tuple[object, object]:
         return (loader.construct_document(node) if node is not None else None), node
     finally:
         loader.dispose()
+
+
+def nul_at(data: object) -> tuple[Any, ...] | None:
+    """Where the first string (key or value) holding NUL is: no argv, env or file name can."""
+    todo: list[tuple[tuple[Any, ...], object]] = [((), data)]
+    while todo:
+        loc, v = todo.pop()
+        items: Any = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            if (isinstance(k, str) and "\0" in k) or (isinstance(x, str) and "\0" in x):
+                return (*loc, k)
+            todo.append(((*loc, k), x))
+    return None
+
+
+def yaml_line(node: Any, loc: Sequence[Any]) -> int | None:
+    """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
+    import yaml
+
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            break
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+    return line
 
 
 _warned: set[str] = set()

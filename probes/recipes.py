@@ -7,24 +7,17 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from .errors import InputError
-from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, read_bounded
+from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, nul_at, read_bounded, yaml_line
 
 TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
 
@@ -310,7 +303,7 @@ class Recipe(Strict):
                 matcher=pick(hook.matcher, agent),
                 casing=hook.casing,
                 native=pick(hook.native, agent),
-                raw=pick(hook.raw, agent) if hook.raw is not None else None,
+                raw=pick(hook.raw, agent),
             )
             for n, hook in enumerate(self.hooks)
             if hook.agents is None or agent in hook.agents
@@ -382,7 +375,7 @@ def load_file(path: Path) -> Recipe:
         raise InputError(f"invalid recipe {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     if not isinstance(data, dict):
         raise InputError(f"invalid recipe {path}: expected a mapping at the top")
-    nul = _nul_at(data)
+    nul = nul_at(data)
     if nul is not None:
         line = yaml_line(node, nul)
         raise InputError(
@@ -403,35 +396,6 @@ def load_file(path: Path) -> Recipe:
     if recipe.name != path.stem:
         raise InputError(f"invalid recipe {path}: name {recipe.name!r} must match the file name")
     return recipe
-
-
-def _nul_at(data: object) -> tuple[Any, ...] | None:
-    """Where the first string (key or value) holding NUL is: no argv, env or file name can."""
-    todo: list[tuple[tuple[Any, ...], object]] = [((), data)]
-    while todo:
-        loc, v = todo.pop()
-        items: Any = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
-        for k, x in items:
-            if (isinstance(k, str) and "\0" in k) or (isinstance(x, str) and "\0" in x):
-                return (*loc, k)
-            todo.append(((*loc, k), x))
-    return None
-
-
-def yaml_line(node: Any, loc: Sequence[Any]) -> int | None:
-    """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
-    line = None
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            node = next((v for k, v in node.value if k.value == part), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-        else:
-            break
-        if node is None:
-            break
-        line = node.start_mark.line + 1
-    return line
 
 
 def load_all() -> dict[str, Recipe]:
