@@ -6,14 +6,41 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, TypedDict
 
 from . import matrix, spec, tables
 from .agents import AGENTS
 from .agents import get as get_agent
 from .errors import InputError
+from .evidence import check_writable
 from .limits import PLAN_MAX_BYTES, BadFile, load_json
 
 VERDICTS_CHANGED = 3  # exit status of `probe bump` when some recipe's label changed
+
+# What `bump --dry-run --json` says of one agent's plan (and `from_file` reads back).
+PlanSummary = TypedDict(
+    "PlanSummary",
+    {
+        "agent": str,
+        "from": str,
+        "baseline": str | None,
+        "versions": list[str],
+        "recipe": str,
+        "cells": int,
+        "already_probed": int,
+    },
+)
+StepJson = TypedDict("StepJson", {"from": str | None, "to": str, "compared": int, "changes": list[tables.Change]})
+
+
+class PlanReport(PlanSummary):
+    steps: list[StepJson]
+    verdicts_changed: int
+    failed: list[dict[str, Any]]  # matrix cells, as dataclasses.asdict makes them
+
+
+# One job of the CI matrix: an agent's versions and one shard of its cells.
+Job = TypedDict("Job", {"agent": str, "versions": str, "recipe": str, "from": str, "shard": str})
 
 
 @dataclass
@@ -26,7 +53,7 @@ class Plan:
     cells: list[matrix.Cell]
     already: int = 0  # cells of the new versions whose evidence exists (not run again)
 
-    def summary(self) -> dict:
+    def summary(self) -> PlanSummary:
         return {
             "agent": self.agent,
             "from": self.start,
@@ -45,10 +72,10 @@ class Step:
     before: str | None
     after: str
     compared: int = 0
-    changes: list[dict] = field(default_factory=list)
+    changes: list[tables.Change] = field(default_factory=list)
 
     @property
-    def verdicts(self) -> list[dict]:
+    def verdicts(self) -> list[tables.Change]:
         return [c for c in self.changes if c["what"] == "outcome"]
 
 
@@ -124,7 +151,7 @@ def compare(p: Plan, results: Path) -> list[Step]:
     steps, before = [], p.baseline
     for v in p.versions:
         step = Step(before, v)
-        if before in have and v in have:
+        if before is not None and before in have and v in have:
             step.compared = tables.compared(cells, p.agent, before, v)
             step.changes = tables.diff(cells, p.agent, before, v)
         steps.append(step)
@@ -150,7 +177,7 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
     for s in steps:
         title = f"### {p.agent} {s.before} → {s.after}" if s.before else f"### {p.agent} {s.after}"
         lines += [title, ""]
-        if not s.compared:
+        if not s.compared or s.before is None:
             lines += [
                 "No earlier evidence to compare with."
                 if s.before is None
@@ -188,7 +215,7 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
     return "\n".join(lines)
 
 
-def as_json(p: Plan, steps: list[Step], failed: list[matrix.Cell]) -> dict:
+def as_json(p: Plan, steps: list[Step], failed: list[matrix.Cell]) -> PlanReport:
     return {
         **p.summary(),
         "steps": [{"from": s.before, "to": s.after, "compared": s.compared, "changes": s.changes} for s in steps],
@@ -197,9 +224,9 @@ def as_json(p: Plan, steps: list[Step], failed: list[matrix.Cell]) -> dict:
     }
 
 
-def github_matrix(plans: list[Plan], shards: int) -> list[dict]:
+def github_matrix(plans: list[Plan], shards: int) -> list[Job]:
     """The jobs of a CI matrix: one per (agent, shard), never more shards than cells."""
-    jobs = []
+    jobs: list[Job] = []
     for p in plans:
         n = min(shards, len(p.cells))
         jobs += [
@@ -207,3 +234,70 @@ def github_matrix(plans: list[Plan], shards: int) -> list[dict]:
             for i in range(1, n + 1)
         ]
     return jobs
+
+
+# ---------------------------------------------------------------- the command
+
+
+def plans(
+    results: Path,
+    agents: list[str] | None,
+    plan_file: Path | None = None,
+    start: str | None = None,
+    recipe: str = "all",
+    prereleases: bool = False,
+    versions: str | None = None,
+    part: tuple[int, int] | None = None,
+) -> list[Plan]:
+    """The plans `probe bump` works on: read from `plan_file` (only `agents`' when given), or
+    made for each of `agents`; cut to shard `part` (I, N) when given."""
+    if plan_file is not None:
+        chosen = from_file(plan_file, results, agents)
+    else:
+        chosen = [plan(a, results, start, recipe, prereleases, versions) for a in dict.fromkeys(agents or ())]
+    if part:
+        for p in chosen:
+            p.cells = matrix.shard(p.cells, *part)
+    return chosen
+
+
+@dataclass
+class Night:
+    """What one `probe bump` found: a Markdown report and its data per plan."""
+
+    reports: list[str] = field(default_factory=list)
+    docs: list[PlanReport] = field(default_factory=list)
+
+    @property
+    def changed(self) -> int:
+        return sum(d["verdicts_changed"] for d in self.docs)
+
+    @property
+    def failed(self) -> int:
+        return sum(len(d["failed"]) for d in self.docs)
+
+    @property
+    def exit_status(self) -> int:
+        """VERDICTS_CHANGED when a label changed, 1 when cells failed and none changed, else 0."""
+        return VERDICTS_CHANGED if self.changed else 1 if self.failed else 0
+
+
+def probe_and_report(plans: list[Plan], results: Path, jobs: int, report_only: bool = False, link_base: str = "") -> Night:
+    """Run each plan's cells through the matrix (none with `report_only`: a cell without
+    evidence then counts as failed) and compare each new version with the one before it."""
+    if any(p.cells for p in plans) and not report_only:
+        results.mkdir(parents=True, exist_ok=True)
+        check_writable(results)
+    night = Night()
+    for p in plans:
+        if report_only:
+            for c in p.cells:
+                c.status, c.reason = "failed", "no evidence (its job did not deliver it)"
+            done = p.cells
+        else:
+            done = matrix.run(p.cells, results, jobs) if p.cells else []
+        bad = [c for c in done if c.status != "done"]
+        steps = compare(p, results)
+        night.reports.append(report(p, steps, bad, results, link_base))
+        night.docs.append(as_json(p, steps, bad))
+    return night

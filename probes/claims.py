@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
 from .spec import semver_key
 
+if TYPE_CHECKING:
+    from .recipes import Claim
 
-def applies(claim, agent: str, version: str) -> bool:
+
+def applies(claim: Claim, agent: str, version: str) -> bool:
     if claim.agent != agent:
         return False
     if claim.since and semver_key(version) < semver_key(claim.since):
@@ -13,9 +19,12 @@ def applies(claim, agent: str, version: str) -> bool:
     return not (claim.until and semver_key(version) > semver_key(claim.until))
 
 
-def judge(claims, agent: str, version: str | None, outcome: str, observations: dict) -> list[dict]:
-    """Each claim of the recipe for this agent, with `agrees`: true, false, or null when the
-    claim does not apply to this version (it names a later or earlier one)."""
+def judge(
+    claims: Iterable[Claim], agent: str, version: str | None, outcome: str, observations: Mapping[str, object]
+) -> list[dict[str, object]]:
+    """Each claim of the recipe for this agent, as the recipe states it (unset fields left
+    out), with `agrees`: true, false, or null when the claim does not apply to this version
+    (it names a later or earlier one)."""
     out = []
     for c in claims:
         if c.agent != agent:

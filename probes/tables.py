@@ -8,29 +8,21 @@ import hashlib
 import html
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from tabulate import tabulate
 
+from .classify import CLASSIFIERS
 from .errors import InputError
-from .evidence import load_evidence, write_atomic
+from .evidence import Evidence, load_evidence, write_atomic
 from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
 from .spec import semver_key
 
-# The observation shown beside a label in a table cell, per classifier.
-KEY_OBSERVATION = {
-    "liveness": "progress_delay_s",
-    "hook-lifetime": "sigterm_to_death_s",
-    "grandchild": "grandchild_time_to_death_s",
-    "stop-loop": "stop_invocations",
-    "parallel": "overlap_s",
-    "decision": "reason_reached_model",
-    "context": "context_location",
-    "payload": "tool_args_type",
-    "cwd": "hook_cwd",
-    "stdin": "stdin_eof",
-}
+Classifiers = Mapping[str, str]  # recipe -> the name of its classifier
+Pairs = Mapping[str, str]  # extension recipe -> the command-hook recipe asking its question
 
 
 @dataclass(frozen=True)
@@ -39,15 +31,15 @@ class Cell:
     version: str
     recipe: str
     path: Path
-    record: dict
+    record: Evidence
 
     @property
     def label(self) -> str:
-        runs = self.record.get("repeats") or {}
-        outcomes = runs.get("outcomes") or {self.record["outcome"]: 1}
+        runs = self.record.repeats or {}
+        outcomes: dict[str, int] = runs.get("outcomes") or {self.record.outcome: 1}
         if len(outcomes) > 1:  # a flaky cell shows the spread of labels seen
             return " / ".join(f"{o}×{n}" for o, n in sorted(outcomes.items()))
-        return self.record["outcome"]
+        return self.record.outcome
 
 
 def load(
@@ -57,13 +49,13 @@ def load(
     warning naming it (the rest still renders), or refused when `strict`."""
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
-    cells = []
+    cells: list[Cell] = []
     for path in sorted(results.glob("*/*/*.json")):
         a, v, r = path.parts[-3], path.parts[-2], path.stem
         if (agent and a != agent) or (recipe and r != recipe) or (version and v != version):
             continue
         try:
-            cells.append(Cell(a, v, r, path, load_evidence(path)))
+            cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path))))
         except InputError as e:
             if strict:
                 raise
@@ -75,10 +67,12 @@ def versions_of(cells: list[Cell], agent: str) -> list[str]:
     return sorted({c.version for c in cells if c.agent == agent}, key=semver_key)
 
 
-def key_observation(record: dict, classifier: str | None) -> str:
-    name = KEY_OBSERVATION.get(classifier or "")
-    value = (record.get("observations") or {}).get(name) if name else None
-    if value is None or value == {} or value == []:
+def key_observation(record: Evidence, classifier: str | None) -> str:
+    """The value of the observation the classifier names as its key, shown beside the label."""
+    registered = CLASSIFIERS.get(classifier or "")
+    name = registered.key if registered else None
+    value = record.observations.get(name) if name else None
+    if name is None or value is None or value == {} or value == []:
         return ""
     if name.endswith("_s") and isinstance(value, (int, float)):
         return f"{value:.1f}s"
@@ -90,8 +84,8 @@ def key_observation(record: dict, classifier: str | None) -> str:
     return str(value)
 
 
-def claim_mark(record: dict) -> str:
-    judged = [c for c in record.get("claims") or [] if c.get("agrees") is not None]
+def claim_mark(record: Evidence) -> str:
+    judged = [c for c in record.claims if c.get("agrees") is not None]
     if not judged:
         return ""
     return " ✓claim" if all(c["agrees"] for c in judged) else " ✗claim"
@@ -102,7 +96,7 @@ def cell_text(cell: Cell, classifier: str | None) -> str:
     return f"{cell.label}{' ' + obs if obs else ''}{claim_mark(cell.record)}"
 
 
-def matrix(cells: list[Cell], agent: str, classifiers: dict[str, str]) -> tuple[list[str], list[list]]:
+def matrix(cells: list[Cell], agent: str, classifiers: Classifiers) -> tuple[list[str], list[list[str]]]:
     """Recipes as rows, versions as columns, for one agent."""
     versions = versions_of(cells, agent)
     by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
@@ -112,7 +106,7 @@ def matrix(cells: list[Cell], agent: str, classifiers: dict[str, str]) -> tuple[
     return versions, rows
 
 
-def markdown(cells: list[Cell], classifiers: dict[str, str], pairs: dict[str, str] | None = None) -> str:
+def markdown(cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = None) -> str:
     out = []
     for agent in sorted({c.agent for c in cells}):
         versions, rows = matrix(cells, agent, classifiers)
@@ -127,7 +121,7 @@ def markdown(cells: list[Cell], classifiers: dict[str, str], pairs: dict[str, st
     return "\n".join(out)
 
 
-def surfaces(cells: list[Cell], agent: str, pairs: dict[str, str], classifiers: dict[str, str]) -> list[list]:
+def surfaces(cells: list[Cell], agent: str, pairs: Pairs, classifiers: Classifiers) -> list[list[str]]:
     """Each extension recipe beside the command-hook recipe asking its question, per version
     where both were probed."""
     by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
@@ -153,10 +147,10 @@ def as_json(cells: list[Cell]) -> str:
             "agent": c.agent,
             "version": c.version,
             "recipe": c.recipe,
-            "outcome": c.record["outcome"],
+            "outcome": c.record.outcome,
             "label": c.label,
-            "observations": c.record.get("observations"),
-            "claims": c.record.get("claims", []),
+            "observations": c.record.observations,
+            "claims": c.record.claims,
             "evidence": str(c.path),
         }
         for c in cells
@@ -164,7 +158,7 @@ def as_json(cells: list[Cell]) -> str:
     return json.dumps(rows, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_index(results: Path, cells: list[Cell], classifiers: dict[str, str], pairs: dict[str, str] | None = None) -> list[Path]:
+def write_index(results: Path, cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = None) -> list[Path]:
     """results/README.md and results/<agent>.md, regenerated identically from the JSON."""
     written = []
     agents = sorted({c.agent for c in cells})
@@ -195,7 +189,22 @@ def compared(cells: list[Cell], agent: str, v1: str, v2: str) -> int:
     )
 
 
-def diff(cells: list[Cell], agent: str, v1: str, v2: str, timings: bool = False) -> list[dict]:
+# One change between two versions: an outcome or an observation value, and for name lists
+# and maps (fields, env names) what was added and removed.
+Change = TypedDict(
+    "Change",
+    {
+        "recipe": str,
+        "what": str,
+        "from": object,
+        "to": object,
+        "added": NotRequired[list[str]],
+        "removed": NotRequired[list[str]],
+    },
+)
+
+
+def diff(cells: list[Cell], agent: str, v1: str, v2: str, timings: bool = False) -> list[Change]:
     """What changed for each recipe between two versions: labels, observation values (timings
     only when asked: they move on every run), payload fields and types, env names."""
     a = {c.recipe: c.record for c in cells if c.agent == agent and c.version == v1}
@@ -203,83 +212,94 @@ def diff(cells: list[Cell], agent: str, v1: str, v2: str, timings: bool = False)
     for v, side in ((v1, a), (v2, b)):
         if not side:
             raise InputError(f"no evidence for {agent}@{v} in results: run `probe matrix --agent {agent} --versions {v}` first")
-    changes = []
+    changes: list[Change] = []
     for recipe in sorted(set(a) & set(b)):  # recipes probed on one version only are not compared
         ra, rb = a[recipe], b[recipe]
-        if ra["outcome"] != rb["outcome"]:
-            changes.append({"recipe": recipe, "what": "outcome", "from": ra["outcome"], "to": rb["outcome"]})
-        oa, ob = ra.get("observations") or {}, rb.get("observations") or {}
+        if ra.outcome != rb.outcome:
+            changes.append({"recipe": recipe, "what": "outcome", "from": ra.outcome, "to": rb.outcome})
+        oa, ob = ra.observations, rb.observations
         for key in sorted(set(oa) | set(ob)):
             if oa.get(key) == ob.get(key) or (key.endswith("_s") and not timings):
                 continue
-            change = {"recipe": recipe, "what": f"observation {key}", "from": oa.get(key), "to": ob.get(key)}
-            change.update(set_change(oa.get(key), ob.get(key)))
+            change: Change = {"recipe": recipe, "what": f"observation {key}", "from": oa.get(key), "to": ob.get(key)}
+            added_removed = set_change(oa.get(key), ob.get(key))
+            if added_removed:
+                change["added"], change["removed"] = added_removed
             changes.append(change)
     return changes
 
 
-def set_change(a, b) -> dict:
-    """For lists of names (fields, env names) and maps of them: what was added and removed."""
+def names(value: object) -> set[str] | None:
+    """A list of names, or a map (of name lists, or of values), as a set of names to compare."""
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return set(value)
+    if isinstance(value, dict) and all(isinstance(x, list) for x in value.values()):
+        return {f"{k}.{x}" for k, xs in value.items() for x in xs} | {f"{k}" for k in value}
+    if isinstance(value, dict):
+        return {f"{k}={json.dumps(x, sort_keys=True)}" for k, x in value.items()}
+    return None
 
-    def names(v):
-        if isinstance(v, list) and all(isinstance(x, str) for x in v):
-            return set(v)
-        if isinstance(v, dict) and all(isinstance(x, list) for x in v.values()):
-            return {f"{k}.{x}" for k, xs in v.items() for x in xs} | {f"{k}" for k in v}
-        if isinstance(v, dict):
-            return {f"{k}={json.dumps(x, sort_keys=True)}" for k, x in v.items()}
-        return None
 
+def set_change(a: object, b: object) -> tuple[list[str], list[str]] | None:
+    """For lists of names (fields, env names) and maps of them: (added, removed)."""
     na, nb = names(a), names(b)
     if na is None or nb is None:
-        return {}
-    return {"added": sorted(nb - na), "removed": sorted(na - nb)}
+        return None
+    return sorted(nb - na), sorted(na - nb)
 
 
-def diff_text(changes: list[dict], agent: str, v1: str, v2: str, compared: int) -> str:
+def diff_text(changes: list[Change], agent: str, v1: str, v2: str, compared: int) -> str:
     head = f"{agent} {v1} -> {v2}, {compared} recipe(s) probed on both"
     if not changes:
         return f"{head}: no change in labels or observations"
     lines = [f"{head}: {len(changes)} change(s)"]
     for c in changes:
         if "added" in c:
-            parts = [f"+{x}" for x in c["added"]] + [f"-{x}" for x in c["removed"]]
+            parts = [f"+{x}" for x in c["added"]] + [f"-{x}" for x in c.get("removed", [])]
             lines.append(f"  {c['recipe']}: {c['what']}: {' '.join(parts) or 'reordered'}")
         else:
-            lines.append(f"  {c['recipe']}: {c['what']}: {_short(c['from'])} -> {_short(c['to'])}")
+            lines.append(f"  {c['recipe']}: {c['what']}: {short(c['from'])} -> {short(c['to'])}")
     return "\n".join(lines)
 
 
-def _short(v) -> str:
-    if isinstance(v, list) and len(v) > 8:
-        return json.dumps(v[:8])[:-1] + f", ... {len(v) - 8} more]"
-    text = json.dumps(v, sort_keys=True, ensure_ascii=False)
+def short(value: object, as_json: bool = True) -> str:
+    """A value on one short line: JSON, a long list cut after 8 items and any text after 160
+    characters (diffs, citations); or, not `as_json`, as Python prints it with floats in %g
+    (the run summary)."""
+    if not as_json:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, list) and len(value) > 8:
+        return json.dumps(value[:8])[:-1] + f", ... {len(value) - 8} more]"
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= 160 else text[:157] + "..."
 
 
 # ---------------------------------------------------------------- citation
 
 
-def cite(cell: Cell, classifier: str | None) -> str:
+def cite(cell: Cell) -> str:
+    """A Markdown block an ADR can paste: the fact, versions, date, evidence digest, control,
+    and each claim it agrees or disagrees with."""
     r = cell.record
     try:  # the digest of the file as it is now, read as boundedly as the record was
         digest = hashlib.sha256(read_bounded(cell.path, EVIDENCE_MAX_BYTES)).hexdigest()
     except BadFile as e:
         raise InputError(f"{cell.path}: not an evidence record ({e})") from None
-    obs = r.get("observations") or {}
-    facts = ", ".join(f"{k}={_short(v)}" for k, v in obs.items() if isinstance(v, (bool, int, float, str)) and v is not None)
+    facts = ", ".join(
+        f"{k}={short(v)}" for k, v in r.observations.items() if isinstance(v, (bool, int, float, str)) and v is not None
+    )
     lines = [
-        f"**Measured fact** ({r['agent']} {r['executed_version']}, `{r['recipe']}`): {r['question']} "
-        f"Outcome: **{r['outcome']}**{' (' + facts + ')' if facts else ''}.",
+        f"**Measured fact** ({r.agent} {r.executed_version}, `{r.recipe}`): {r.question} "
+        f"Outcome: **{r.outcome}**{' (' + facts + ')' if facts else ''}.",
         "",
-        f"- Executed version: {r['agent']} {r['executed_version']} (requested {r['requested_version']}, "
-        f"read back from {r['executed_version_source']})",
-        f"- Harness: probe {r['harness_version']}, {r['backend']} backend, network {r['network']}",
-        f"- Date: {r['started_at']}",
+        f"- Executed version: {r.agent} {r.executed_version} (requested {r.requested_version}, "
+        f"read back from {r.executed_version_source})",
+        f"- Harness: probe {r.harness_version}, {r.backend} backend, network {r.network}",
+        f"- Date: {r.started_at}",
         f"- Evidence: `{cell.path}` (sha256 `{digest}`)",
-        f"- Control: `{r['control'] or r['control_of']}`",
+        f"- Control: `{r.control or r.control_of}`",
     ]
-    for c in r.get("claims") or []:
+    for c in r.claims:
         verdict = {True: "agrees with", False: "**disagrees** with", None: "does not test (other version)"}[c["agrees"]]
         lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"')
     return "\n".join(lines) + "\n"
@@ -288,7 +308,7 @@ def cite(cell: Cell, classifier: str | None) -> str:
 # ---------------------------------------------------------------- HTML
 
 
-def html_page(cells: list[Cell], classifiers: dict[str, str], base: Path) -> str:
+def html_page(cells: list[Cell], classifiers: Classifiers, base: Path) -> str:
     """One self-contained page: the recipe x version matrix per agent, cells coloured by
     outcome and linked to their evidence, filters by agent and recipe group (classifier)."""
 
@@ -296,7 +316,7 @@ def html_page(cells: list[Cell], classifiers: dict[str, str], base: Path) -> str
         hue = int(hashlib.sha256(label.split(" ")[0].encode()).hexdigest()[:4], 16) % 360
         return f"hsl({hue},70%,85%)"
 
-    sections = []
+    sections: list[str] = []
     for agent in sorted({c.agent for c in cells}):
         versions, _ = matrix(cells, agent, classifiers)
         by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
@@ -322,7 +342,11 @@ def html_page(cells: list[Cell], classifiers: dict[str, str], base: Path) -> str
         )
     groups = sorted(set(classifiers.values()))
     agents = sorted({c.agent for c in cells})
-    opts = lambda items: "".join(f"<option>{html.escape(i)}</option>" for i in items)  # noqa: E731
+
+    def opts(items: list[str]) -> str:
+        return "".join(f"<option>{html.escape(i)}</option>" for i in items)
+
+    example = "&".join([*(f"agent={a}" for a in agents[:1]), "group=liveness"])  # a view a link can share
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>probe evidence</title>
 <style>
@@ -346,7 +370,7 @@ function filter() {{
 }}
 document.getElementById('agent').onchange = filter;
 document.getElementById('group').onchange = filter;
-// #agent=claude&group=liveness in the address selects the filters, so a link can share a view
+// #{example} in the address selects the filters, so a link can share a view
 new URLSearchParams(location.hash.slice(1)).forEach((v, k) => {{
   const el = document.getElementById(k); if (el) el.value = v; }});
 filter();

@@ -124,3 +124,45 @@ def test_unwritable_results_via_cli(real_tools, tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert main(["run", "claude@2.1.328", "hang-pretool", "--results", str(tmp_path / "file" / "r")]) == 2
     assert "is not writable: choose another with --results" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "claud@2.1.328", "x"], "unknown agent 'claud': choose one of claude, copilot. Perhaps you meant claude?"),
+        (["run", "claude@2.1.328", "hang-pretol"], "unknown recipe 'hang-pretol': see `probe list`. Perhaps you meant hang-"),
+        (["versions", "copilt"], "unknown agent 'copilt': choose one of claude, copilot. Perhaps you meant copilot?"),
+        (["matrix", "--agent", "claud", "--versions", "2.1.328"], "Perhaps you meant claude?"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--recipe", "payload-pretol"], "meant payload-pretool"),
+        (["bump", "--agent", "claud"], "Perhaps you meant claude?"),
+        (["diff", "claude@2.1.328", "claud@2.1.329"], "Perhaps you meant claude?"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--jobs", "0"], "--jobs must be from 1 to 64, not '0'"),
+        (["bump", "--agent", "claude", "--jobs", "-1"], "--jobs must be from 1 to 64"),
+        (["run", "claude@2.1.328", "hang-pretool", "--repeat", "1_0"], "--repeat must be from 1 to 100"),
+        (["matrix", "--agent", "claude", "--versions", "2.1.328", "--repeat", "x"], "--repeat must be from 1 to 100"),
+        (["bump", "--agent", "claude", "--shards", "0", "--dry-run"], "--shards must be from 1 to 1000"),
+    ],
+)
+def test_names_and_counts_are_checked_before_anything_runs(args, message, tmp_path, capsys, monkeypatch):
+    """A mistyped agent or recipe names the nearest; a count out of bounds is refused by its
+    option; neither asks the registry (which is unreachable here) nor writes anything."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("probe: ") and message in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_probe_help_names_schema_and_no_agent_is_written_into_the_cli():
+    from pathlib import Path
+
+    proc = probe_cmd("--help")
+    assert proc.returncode == 0 and "schema" in proc.stdout and "JSON Schema of the evidence record" in proc.stdout
+    probes = Path(__file__).resolve().parent.parent / "probes"
+    mine = [*probes.glob("classify/*.py"), *(probes / f"{m}.py" for m in ("cli", "tables", "claims", "bump", "merge"))]
+    mine += [probes / f"{m}.py" for m in ("reclassify", "schema", "options", "suggest")]
+    for path in mine:
+        text = path.read_text()
+        assert len(text.splitlines()) <= 450, path
+        assert '"copilot"' not in text and '"claude"' not in text, f"{path}: agents come from probes.agents.AGENTS"

@@ -1,0 +1,257 @@
+"""The command line's parser, its shared options and its argument checks. A bad value ends
+as one line (UsageError, exit 2, from cli.main) instead of argparse's usage block: counts
+are checked by their option's type while parsing, names (agents, recipes, specs) by the
+command before it asks a registry or runs anything, with the nearest names."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, NoReturn
+
+from . import __version__
+from .errors import InputError
+from .limits import MAX_JOBS, MAX_REPEAT, MAX_SHARDS
+from .suggest import perhaps
+
+if TYPE_CHECKING:
+    from .agents import Agent
+    from .spec import Spec
+
+Command = Callable[[argparse.Namespace], int]
+
+COUNT_RE = re.compile(r"\d{1,9}", re.ASCII)  # ASCII digits only, bounded before int()
+
+
+class UsageError(Exception):
+    """A command line that does not parse: printed as one line, with a pointer to --help."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line and exit 2, from main(), not argparse's usage block
+        raise UsageError(message)
+
+
+def count(option: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high`, so a typo cannot ask for no
+    workers or a billion runs."""
+
+    def parse(text: str) -> int:
+        if not (COUNT_RE.fullmatch(text) and low <= int(text) <= high):
+            raise UsageError(f"{option} must be from {low} to {high}, not {text[:20]!r}")
+        return int(text)
+
+    return parse
+
+
+def results_dir(text: str) -> str:
+    """An argparse type: a directory name (Path('') would be the current directory)."""
+    if text == "":
+        raise UsageError("--results needs a directory, not ''")
+    return text
+
+
+def shard(text: str) -> tuple[int, int]:
+    """An argparse type: I/N, checked before the registry is asked."""
+    from .matrix import parse_shard
+
+    return parse_shard(text)
+
+
+# ---------------------------------------------------------------- options several commands take
+
+
+def add_results(p: argparse.ArgumentParser, help: str = "evidence directory (default: ./results)") -> None:
+    p.add_argument("--results", type=results_dir, default="results", help=help)
+
+
+def add_json(p: argparse.ArgumentParser, help: str = "print JSON") -> None:
+    p.add_argument("--json", action="store_true", help=help)
+
+
+def add_repeat(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--repeat", type=count("--repeat", 1, MAX_REPEAT), default=1, metavar="N", help=help)
+
+
+def add_jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs",
+        type=count("--jobs", 1, MAX_JOBS),
+        metavar="N",
+        help=f"worker processes, at most {MAX_JOBS} (default: the number of cores)",
+    )
+
+
+def add_shard(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--shard", metavar="I/N", type=shard, help=help)
+
+
+def add_shards(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--shards", type=count("--shards", 1, MAX_SHARDS), default=1, metavar="N", help=help)
+
+
+def add_recipe_choice(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--recipe", default="all", help="a recipe name, or all (default)")
+
+
+def add_dry_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
+
+
+# ---------------------------------------------------------------- names a person types
+
+
+def agent_named(name: str) -> Agent:
+    """The agent `name`, or the one line of agents.get, with the nearest names."""
+    from .agents import AGENTS, get
+
+    try:
+        return get(name)
+    except InputError as e:
+        raise InputError(f"{e}{perhaps(name, AGENTS)}") from None
+
+
+def spec_of(text: str, exact: bool = False) -> Spec:
+    """AGENT@VERSION (`exact`: not `latest`), or one line saying why not."""
+    from .agents import AGENTS
+    from .spec import SPEC_RE, parse_spec
+
+    m = SPEC_RE.fullmatch(text)
+    if m:
+        agent_named(m["agent"])
+    s = parse_spec(text, AGENTS)
+    if exact and s.version == "latest":
+        raise InputError(f"{text}: name an exact version (see `probe versions {s.agent}`)")
+    return s
+
+
+def recipe_named(name: str, or_all: bool = False) -> str:
+    """A recipe in the catalog (read later, once, by what runs it; `or_all`: or `all`), or
+    one line: the nearest names, else recipes.get's own (a malformed name, or the known ones)."""
+    from .recipes import NAME_RE, get, recipe_files, recipes_dir
+
+    if (or_all and name == "all") or (NAME_RE.fullmatch(name) and (recipes_dir() / f"{name}.yaml").exists()):
+        return name
+    hint = perhaps(name, [p.stem for p in recipe_files()]) if NAME_RE.fullmatch(name) else ""
+    if hint:
+        raise InputError(f"unknown recipe {name!r}: see `probe list`{hint}")
+    get(name)  # raises
+    return name
+
+
+# ---------------------------------------------------------------- the parser
+
+
+def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
+    """Every command, its arguments and help; `commands` names the function each one calls."""
+    from .agents import AGENTS
+    from .backends import BACKENDS
+
+    p = Parser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
+    p.add_argument("--version", action="version", version=f"probe {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    agents = " or ".join(AGENTS)
+
+    r = sub.add_parser("run", help="run one recipe against one CLI version")
+    r.add_argument("spec", metavar="AGENT@VERSION", help=f"AGENT is {agents}; VERSION an exact published version or latest")
+    r.add_argument("recipe", help="recipe name (see `probe list`)")
+    r.add_argument("--backend", choices=sorted(BACKENDS), default="local")
+    add_results(r)
+    add_json(r, "print the evidence record on stdout")
+    add_repeat(r, "run the probe N times")
+    r.set_defaults(func=commands["run"])
+
+    ls = sub.add_parser("list", help="recipes, with the agents each applies to")
+    add_json(ls, "print the recipes as JSON, with their classifiers' key observation and what they read")
+    ls.set_defaults(func=commands["list"])
+
+    m = sub.add_parser("matrix", help="run recipes across versions of an agent, in parallel")
+    m.add_argument("--agent", required=True)
+    m.add_argument("--versions", required=True, help="LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N")
+    add_recipe_choice(m)
+    add_jobs(m)
+    add_repeat(m, "runs per cell; the table shows the spread")
+    add_results(m)
+    add_shard(m, "run only slice I of N (disjoint, balanced by expected cost)")
+    add_dry_run(m)
+    add_json(m)
+    m.set_defaults(func=commands["matrix"])
+
+    b = sub.add_parser(
+        "bump",
+        help="probe the releases newer than the newest probed one; report what changed",
+        description="Probe each agent's releases newer than the newest probed one (or --from), "
+        "then compare each with the release before it. Exit 3 when a verdict "
+        "changed, 1 when cells failed and none changed, 0 otherwise.",
+    )
+    b.add_argument("--agent", action="append", help="repeat for several agents")
+    b.add_argument(
+        "--plan",
+        metavar="FILE",
+        help="the output of `bump --dry-run --json`: probe and report exactly its versions (with --agent, only those agents')",
+    )
+    b.add_argument("--from", dest="start", metavar="VERSION", help="probe versions newer than this one")
+    b.add_argument("--versions", help="exactly these (LIST or RANGE) instead of every newer release")
+    add_recipe_choice(b)
+    b.add_argument("--prereleases", action="store_true", help="include pre-releases")
+    add_results(b)
+    add_jobs(b)
+    b.add_argument("--link-base", default="", help="prefix for evidence links in the report (e.g. a blob URL)")
+    add_shard(b, "run only slice I of N of the cells (a CI job's share)")
+    add_shards(b, "with --dry-run --json: split each agent's cells into N CI jobs")
+    add_dry_run(b)
+    b.add_argument(
+        "--report-only",
+        action="store_true",
+        help="report from the evidence in --results, run nothing; missing cells count as failed",
+    )
+    add_json(b)
+    b.set_defaults(func=commands["bump"])
+
+    mg = sub.add_parser("merge", help="combine evidence trees (e.g. shards) into one results tree")
+    mg.add_argument("dirs", nargs="+", metavar="DIR")
+    add_results(mg, "the tree to merge into (default: ./results)")
+    mg.add_argument("--replace", action="store_true", help="merged records replace different ones already there")
+    mg.set_defaults(func=commands["merge"])
+
+    t = sub.add_parser("table", help="committed evidence as a recipe x version table")
+    add_results(t)
+    t.add_argument("--agent")
+    t.add_argument("--recipe")
+    t.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
+    t.add_argument("--output", help="where --format html writes (default: RESULTS/index.html)")
+    t.set_defaults(func=commands["table"])
+
+    d = sub.add_parser("diff", help="what changed between two versions of an agent")
+    d.add_argument("a", metavar="AGENT@V1")
+    d.add_argument("b", metavar="AGENT@V2")
+    add_results(d)
+    d.add_argument("--timings", action="store_true", help="also list timing observations (*_s)")
+    add_json(d)
+    d.set_defaults(func=commands["diff"])
+
+    ci = sub.add_parser("cite", help="a Markdown block an ADR can paste")
+    ci.add_argument("spec", metavar="AGENT@VERSION")
+    ci.add_argument("recipe")
+    add_results(ci)
+    ci.set_defaults(func=commands["cite"])
+
+    rc = sub.add_parser("reclassify", help="label committed evidence again with the current classifiers")
+    add_results(rc)
+    rc.set_defaults(func=commands["reclassify"])
+
+    sc = sub.add_parser(
+        "schema",
+        help="the JSON Schema of the evidence record (docs/evidence.schema.json)",
+        description="Print the JSON Schema of an evidence record (results/AGENT/VERSION/RECIPE.json), "
+        "exported from the harness's own models; docs/evidence.schema.json is this output.",
+    )
+    sc.set_defaults(func=commands["schema"])
+
+    v = sub.add_parser("versions", help="versions of an agent: latest, probed, cached, pre-release, unserved")
+    v.add_argument("agent")
+    add_results(v, "where probed versions are looked up")
+    add_json(v)
+    v.set_defaults(func=commands["versions"])
+    return p
