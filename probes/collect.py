@@ -144,10 +144,10 @@ def collect_side_effects(recipe: ResolvedRecipe, cwd: Path, t0: float) -> list[d
     mtime: the tool ran then. A view step leaves nothing; a file it reads is not proof."""
     wanted: list[tuple[int | None, str, str | None]] = [
         (i, step.tool, marker_path(step, i))
-        for i, step in enumerate(recipe.recipe.turns)
+        for i, step in enumerate(recipe.turns)
         if step.tool in ("shell", "create_file", "edit_file")
     ]
-    wanted += [(None, "watched", rel) for rel in recipe.recipe.watch_files]
+    wanted += [(None, "watched", rel) for rel in recipe.watch_files]
     out = []
     for step, kind, rel in wanted:
         p = cwd / (rel or "")
@@ -247,7 +247,7 @@ def collect(
     tty = result.get("tty")
     session = Collected(
         subject=recipe.subject,
-        cli_cwd=recipe.recipe.cwd or ".",
+        cli_cwd=recipe.cwd or ".",
         hooks=registered,
         cli=cli_run(plan, result),
         invocations=invocations,

@@ -1,15 +1,18 @@
 """Bounded input: every YAML or JSON file the harness reads goes through here, so a hostile
 or broken file costs a bounded amount of memory and time and ends as one line, never as a
-traceback or a machine out of memory."""
+traceback or a machine out of memory. And what a recipe may name: paths inside the run, no
+loader or module-path variables."""
 
 from __future__ import annotations
 
 import functools
 import json
 import os
+import posixpath
+import re
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +163,60 @@ def yaml_line(node: Any, loc: Sequence[Any]) -> int | None:
             break
         line = node.start_mark.line + 1
     return line
+
+
+# ---------------------------------------------------------------- what a recipe may name
+
+# Variables that make a program load code or files from outside the run (the dynamic
+# loader, Node and Python module paths, shell start-up files) or move it out of its private
+# home: a recipe must not set them. No shipped recipe does.
+ENV_DENIED = (
+    "PATH",
+    "HOME",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSTARTUP",
+    "PYTHONUSERBASE",
+    "BASH_ENV",
+    "ENV",
+)
+ENV_DENIED_PREFIXES = ("LD_", "DYLD_")
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
+
+
+def inside(path: str | None, what: str, base: str) -> str | None:
+    """A path that stays inside `base`: relative, without NUL, not climbing out with `..`.
+    `cwd` is inside the workspace and the other paths inside `cwd` (where the CLI starts),
+    so every file a recipe names is in the workspace whatever `cwd` is."""
+    if path is None:
+        return path
+    if "\0" in path:
+        raise ValueError(f"{what} contains a NUL character")
+    if path.startswith(("/", "~")) or posixpath.isabs(path):
+        raise ValueError(f"{what} {path!r} must be relative to {base}")
+    if posixpath.normpath(path).split("/")[0] == "..":
+        raise ValueError(f"{what} {path!r} climbs out of {base}")
+    return path
+
+
+def check_env(env: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A recipe's environment changes (one level of per-agent dicts), or ValueError."""
+    for name, value in env.items():
+        if isinstance(value, dict):
+            check_env(value)
+            continue
+        if not ENV_NAME_RE.fullmatch(name):
+            raise ValueError(f"{name!r} is not an environment variable name")
+        if name in ENV_DENIED or name.startswith(ENV_DENIED_PREFIXES):
+            raise ValueError(
+                f"a recipe may not set {name}: loader, module-path and home variables would load "
+                f"code or files from outside the run (LD_*, DYLD_*, {', '.join(ENV_DENIED)})"
+            )
+        if value is not None and "\0" in value:
+            raise ValueError(f"{name} contains a NUL character")
+    return env
 
 
 _warned: set[str] = set()

@@ -34,7 +34,6 @@ from .runner.contract import (
 )
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
-EXTENSION_SOURCE = Path(__file__).parent / "runner" / "extension.mjs"
 SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
 TTY_SIZE = (40, 120)  # rows, columns of an interactive session's terminal
 TTY_READY_TIMEOUT_S = 30.0  # from a start to the ready prompt
@@ -107,7 +106,7 @@ def hook_command(python: str, hook_path: Path, key: str) -> str:
 def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: str) -> Hooks:
     """Write the recipe's hooks where the CLI loads them: command hooks into a config it
     reads, or an extension's handlers."""
-    surface, name = recipe.recipe.surface, recipe.name
+    surface, name = recipe.surface, recipe.name
     extension = agent.extension if surface == "extension" else None
     if surface == "extension" and extension is None:
         raise InputError(f"recipe {name!r}: {agent.name} has no extension surface")
@@ -134,12 +133,12 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
             raise InputError(f"recipe {name!r}: an extension has one handler per event")
         folder = run.home / extension.folder
         folder.mkdir(parents=True)
-        (folder / "extension.mjs").write_text(EXTENSION_SOURCE.read_text())
+        (folder / extension.source.name).write_text(extension.source.read_text())
         write_json(folder / "probe-ext.json", ExtensionConfig(records=str(run.records), hooks=handlers))
         return Hooks(regs, sidecar, extension.env, extension.route)
-    writer = agent.config_locations.get(recipe.recipe.config_location)
+    writer = agent.config_locations.get(recipe.config_location)
     if writer is None:
-        raise InputError(f"recipe {name!r}: {agent.name} reads no {recipe.recipe.config_location} config")
+        raise InputError(f"recipe {name!r}: {agent.name} reads no {recipe.config_location} config")
     (run.bin / "hook.json").write_text(json.dumps(HookConfig(records=str(run.records), hooks=sidecar)))
     writer(run.workspace, regs)
     return Hooks(regs, sidecar)
@@ -202,20 +201,20 @@ def runner_plan(
     )
     env.update(agent.session_env(prefix, run.home))
     env.update(extra_env or {})
-    cwd = run.workspace / (recipe.recipe.cwd or "")
+    cwd = run.workspace / (recipe.cwd or "")
     cwd.mkdir(parents=True, exist_ok=True)
-    interactive = terminal_plan(agent, prefix, recipe, run, str(cwd), env) if recipe.recipe.mode == "interactive" else None
+    interactive = terminal_plan(agent, prefix, recipe, run, str(cwd), env) if recipe.mode == "interactive" else None
     env.update(recipe.env)
     plan: Plan = {
         "argv": interactive[0]["steps"][0].get("argv", [])
         if interactive
-        else agent.argv(prefix, recipe.recipe.prompt, recipe.recipe.permissive),
+        else agent.argv(prefix, recipe.prompt, recipe.permissive),
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
-        "budget_s": recipe.recipe.budget_s,
+        "budget_s": recipe.budget_s,
         "run_id": uuid.uuid4().hex,
-        "script": script(recipe.recipe.turns),
-        "subagent_script": script(recipe.recipe.subagent_turns),
+        "script": script(recipe.turns),
+        "subagent_script": script(recipe.subagent_turns),
         "subagent_sentinel": SUBAGENT_SENTINEL,
         "records": str(run.records),
         "model_log": str(run.root / "model.jsonl"),
@@ -250,13 +249,13 @@ def terminal_plan(
     prompt carries a marker (PROBE-PROMPT-N) that selects its own model script."""
     env.update({"TERM": "xterm-256color", "NO_COLOR": None})
     env.update(agent.prepare_interactive(run.home, cwd, env))
-    argv = agent.interactive_argv(prefix, recipe.recipe.permissive)
+    argv = agent.interactive_argv(prefix, recipe.permissive)
     steps: list[TtyStep] = [{"do": "start", "argv": argv}]
     scripts: dict[str, list[ScriptStep]] = {}
     for action in recipe.actions:
         if action.prompt is not None:
             marker = f"PROBE-PROMPT-{len(scripts) + 1}"
-            scripts[marker] = script(action.turns or recipe.recipe.turns)
+            scripts[marker] = script(action.turns or recipe.turns)
             steps.append({"do": "prompt", "text": f"{action.prompt} ({marker})"})
         elif action.answer:
             steps.append({"do": "answer", "text": action.answer, "keys": agent.tty["keys"][action.answer]})

@@ -5,7 +5,6 @@ classifier and the control recipe."""
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,62 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from .errors import InputError
-from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, nul_at, read_bounded, yaml_line
+from .limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
 
 TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
 
-# Variables that make a program load code or files from outside the run (the dynamic
-# loader, Node and Python module paths, shell start-up files) or move it out of its private
-# home: a recipe must not set them. No shipped recipe does.
-ENV_DENIED = (
-    "PATH",
-    "HOME",
-    "NODE_OPTIONS",
-    "NODE_PATH",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "PYTHONSTARTUP",
-    "PYTHONUSERBASE",
-    "BASH_ENV",
-    "ENV",
-)
-ENV_DENIED_PREFIXES = ("LD_", "DYLD_")
-ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
-
-
-def inside(path: str | None, what: str, base: str) -> str | None:
-    """A path that stays inside `base`: relative, without NUL, not climbing out with `..`.
-    `cwd` is inside the workspace and the other paths inside `cwd` (where the CLI starts),
-    so every file a recipe names is in the workspace whatever `cwd` is."""
-    if path is None:
-        return path
-    if "\0" in path:
-        raise ValueError(f"{what} contains a NUL character")
-    if path.startswith(("/", "~")) or posixpath.isabs(path):
-        raise ValueError(f"{what} {path!r} must be relative to {base}")
-    if posixpath.normpath(path).split("/")[0] == "..":
-        raise ValueError(f"{what} {path!r} climbs out of {base}")
-    return path
-
-
 Env = dict[str, str | None]  # CLI environment changes: None unsets
-
-
-def _env_ok(env: Mapping[str, Any]) -> Mapping[str, Any]:
-    for name, value in env.items():
-        if isinstance(value, dict):
-            _env_ok(value)
-            continue
-        if not ENV_NAME_RE.fullmatch(name):
-            raise ValueError(f"{name!r} is not an environment variable name")
-        if name in ENV_DENIED or name.startswith(ENV_DENIED_PREFIXES):
-            raise ValueError(
-                f"a recipe may not set {name}: loader, module-path and home variables would load "
-                f"code or files from outside the run (LD_*, DYLD_*, {', '.join(ENV_DENIED)})"
-            )
-        if value is not None and "\0" in value:
-            raise ValueError(f"{name} contains a NUL character")
-    return env
 
 
 class Strict(BaseModel):
@@ -236,7 +184,7 @@ class Recipe(Strict):
     @field_validator("env")
     @classmethod
     def _env(cls, v: Env | dict[str, Env]) -> Env | dict[str, Env]:
-        _env_ok(v)
+        check_env(v)
         return v
 
     @model_validator(mode="after")
@@ -310,11 +258,25 @@ class Recipe(Strict):
         )
         return ResolvedRecipe(
             agent=agent,
-            recipe=self,
+            name=self.name,
+            question=self.question,
+            classifier=self.classifier,
             control=self.control_for(agent),
-            hooks=hooks,
-            env=self.env_for(agent),
+            control_of=self.control_of,
             subject=self.subject_event(),
+            prompt=self.prompt,
+            hooks=hooks,
+            turns=tuple(self.turns),
+            subagent_turns=tuple(self.subagent_turns),
+            budget_s=self.budget_s,
+            env=self.env_for(agent),
+            cwd=self.cwd,
+            config_location=self.config_location,
+            permissive=self.permissive,
+            watch_files=tuple(self.watch_files),
+            claims=tuple(self.claims),
+            surface=self.surface,
+            mode=self.mode,
             actions=tuple(self.actions()),
         )
 
@@ -341,19 +303,29 @@ class ResolvedHook:
 @dataclass(frozen=True)
 class ResolvedRecipe:
     """A recipe resolved for one agent (Recipe.for_agent): what planning, collection and
-    classification read. The recipe's agent-independent fields are read through `recipe`."""
+    classification read. No value in it differs per agent any more."""
 
     agent: str
-    recipe: Recipe
+    name: str
+    question: str
+    classifier: str
     control: str | None
-    hooks: tuple[ResolvedHook, ...]  # those that apply to the agent
-    env: Mapping[str, str | None]
+    control_of: str | None
     subject: str | None  # the canonical event under test
+    prompt: str
+    hooks: tuple[ResolvedHook, ...]  # those that apply to the agent
+    turns: tuple[Step, ...]
+    subagent_turns: tuple[Step, ...]
+    budget_s: float
+    env: Mapping[str, str | None]  # CLI environment changes (None unsets)
+    cwd: str | None
+    config_location: str
+    permissive: bool
+    watch_files: tuple[str, ...]
+    claims: tuple[Claim, ...]
+    surface: str
+    mode: str
     actions: tuple[Action, ...]  # interactive: what the person does
-
-    @property
-    def name(self) -> str:
-        return self.recipe.name
 
 
 def recipes_dir() -> Path:

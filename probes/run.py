@@ -80,9 +80,9 @@ def build_evidence(p: Probed) -> Evidence:
         executed_version_source=source,
         version_mismatch=executed != p.version,
         recipe=recipe.name,
-        question=recipe.recipe.question,
+        question=recipe.question,
         control=recipe.control,
-        control_of=recipe.recipe.control_of,
+        control_of=recipe.control_of,
         backend=p.backend,
         network=p.ran.network,
         isolation={"network": p.ran.network, "filesystem": jailed["filesystem"], "user": jailed["user"]},
@@ -90,13 +90,13 @@ def build_evidence(p: Probed) -> Evidence:
         started_at=iso(result["started_at"]) or "",
         platform=f"{platform.system()}-{platform.machine()}",
         subject=session.subject,
-        surface=recipe.recipe.surface,
+        surface=recipe.surface,
         route=p.route,
-        mode=recipe.recipe.mode,
+        mode=recipe.mode,
         transcript=session.transcript,
         outcome=p.outcome,
         observations=p.observations,
-        claims=judge(recipe.recipe.claims, p.agent.name, executed, p.outcome, p.observations),
+        claims=judge(recipe.claims, p.agent.name, executed, p.outcome, p.observations),
         hooks=session.hooks,
         run_id=p.plan["run_id"],
         invocations=sample(session.invocations),
@@ -136,7 +136,7 @@ def probe(
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
     check_writable(results)
-    mode = recipe.recipe.mode
+    mode = recipe.mode
     if mode not in backend.modes:
         able = ", ".join(b.name for b in BACKENDS.values() if mode in b.modes)
         raise InputError(f"recipe {recipe.name!r} is {mode}: it runs with --backend {able}")
@@ -150,7 +150,7 @@ def probe(
         plan = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
         ran = backend.run(run.root, plan)
         session, secrets = collect(recipe, run, hooks, plan, ran.result, prefix)
-        outcome, observations = label(recipe.recipe.classifier, session.classifiable())
+        outcome, observations = label(recipe.classifier, session.classifiable())
         probed = Probed(
             agent,
             requested,

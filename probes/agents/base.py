@@ -42,11 +42,15 @@ class Tty(TypedDict):
     resume: list[str]  # added to the argv to start the last session again
 
 
+RUNNER_DIR = Path(__file__).parent.parent / "runner"  # the instrumented hook and extension
+
+
 @dataclass(frozen=True)
 class ExtensionSurface:
-    """A second hook surface: handlers of an SDK extension (probes/runner/extension.mjs)."""
+    """A second hook surface: handlers of an SDK extension, instrumented like the hook."""
 
     events: Mapping[str, str]  # canonical event -> handler name
+    source: Path  # the instrumented extension (it reads probe-ext.json beside it; see plan.py)
     folder: str  # where the extension is installed, relative to HOME
     env: Mapping[str, str]  # what makes the CLI load it
     route: str  # how it is loaded, for the evidence

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HarnessError
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import write_settings
 from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
@@ -79,6 +79,7 @@ class Copilot:
             "subagent_start": "onSubagentStart",
             "subagent_stop": "onSubagentStop",
         },
+        source=RUNNER_DIR / "extension.mjs",  # imports the SDK the CLI bundles
         folder=".copilot/extensions/probe",  # $COPILOT_HOME/extensions/probe
         env={"COPILOT_CLI_ENABLED_FEATURE_FLAGS": "EXTENSIONS"},
         route="user extension ($COPILOT_HOME/extensions/probe) + COPILOT_CLI_ENABLED_FEATURE_FLAGS=EXTENSIONS",
