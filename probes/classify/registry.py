@@ -22,11 +22,6 @@ class Classifier:
     key: str | None  # the observation shown beside the label in a table cell, if any
     reads: tuple[Part, ...]  # the session parts it is given (and all it may read)
 
-    @property
-    def question(self) -> str:
-        """The first line of its docstring: what it asks of a session."""
-        return (self.fn.__doc__ or "").strip().splitlines()[0] if self.fn.__doc__ else ""
-
     def __call__(self, session: Session) -> tuple[str, dict[str, object]]:
         # Only the parts it declares: a classifier reading another part fails (KeyError) on
         # every record, in the tests, instead of reading what its `reads` does not say.
