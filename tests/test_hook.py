@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import probes.runner.hook as hook_module
+from probes.runner.contract import HookRecord
 from probes.runner.runner import alive
 
 KEY = "pre"
@@ -67,8 +68,11 @@ def hook(tmp_path):
 
 
 def the_record(records: Path) -> dict:
+    """The one record, checked against the contract the harness reads it by."""
     (path,) = records.glob("*.json")
-    return json.loads(path.read_text())
+    record = json.loads(path.read_text())
+    assert HookRecord.__required_keys__ <= set(record) <= HookRecord.__required_keys__ | HookRecord.__optional_keys__
+    return record
 
 
 def stdin_read(records: Path) -> bool:

@@ -107,3 +107,20 @@ def test_grandchild_in_own_session_is_killed(run, tmp_path):
     assert result["harness_killed"] == [grandchild]
     assert not alive(grandchild)
     assert live_processes_of(plan["run_id"]) == []
+
+
+def test_result_and_model_log_are_what_the_contract_says(run, tmp_path):
+    """The TypedDicts both sides import (mypy checks the code); here the files themselves."""
+    from probes.runner.contract import ModelLogEntry, Result
+
+    rc, result, plan = run("""
+        import json, os, urllib.request
+        req = urllib.request.Request(os.environ["MODEL_URL"] + "/v1/messages",
+            data=json.dumps({"max_tokens": 5, "messages": []}).encode(),
+            headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=5).read()
+    """)
+    assert rc == 0
+    assert Result.__required_keys__ <= set(result) <= Result.__required_keys__ | Result.__optional_keys__
+    (entry,) = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
+    assert set(entry) == ModelLogEntry.__required_keys__

@@ -10,8 +10,8 @@ sides import, so mypy checks that they agree. Standard library only: the runner 
     hook.json     HookConfig      the hook's sidecar, written by probes/plan.py
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: TypedDict reads NotRequired at run time only from
+# evaluated annotations (the tests compare the runner's files with these keys).
 from typing import Any, NotRequired, TypedDict
 
 # ---------------------------------------------------------------- the plan
