@@ -18,6 +18,7 @@ from typing import cast
 
 from .agents import Agent, Registration
 from .agents.config import write_json
+from .backends.base import PASSED_ENV
 from .errors import InputError
 from .recipes import ResolvedRecipe, Step
 from .runner.contract import (
@@ -182,8 +183,6 @@ def script(turns: Sequence[Step]) -> list[ScriptStep]:
 def runner_plan(
     agent: Agent, prefix: Path, recipe: ResolvedRecipe, run: RunDirs, node_dir: str, extra_env: Mapping[str, str] | None = None
 ) -> Plan:
-    from .backends.base import PASSED_ENV
-
     env: dict[str, str | None] = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update(
         {
