@@ -116,6 +116,12 @@ def wait_for_hook(tmp: Path, proc: subprocess.Popen, limit_s: float = 60) -> Non
         time.sleep(0.05)
 
 
+def control_run(tmp: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """A short probe with its temporary directory in `tmp`: it sweeps what it finds there."""
+    argv = [sys.executable, "-m", "probes.cli", "run", CLAUDE, "hang-pretool-control", "--results", str(tmp_path / "results")]
+    return subprocess.run(argv, env={**os.environ, "TMPDIR": str(tmp)}, capture_output=True, text=True, timeout=120)
+
+
 def gone_within(what: str, limit_s: float = 5) -> list[int]:
     deadline = time.time() + limit_s
     while processes_with(what) and time.time() < deadline:
@@ -141,13 +147,7 @@ def test_kill_9_of_probe_leaves_no_process_and_the_next_run_removes_its_director
     assert gone_within(mark) == []  # matrix workers
     assert gone_within(str(tmp)) == []  # the runner, the CLI, the hanging hook
     assert list(tmp.glob("probe-run-*"))  # left behind, until the next probe
-    after = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "run", CLAUDE, "hang-pretool-control", "--results", str(tmp_path / "results")],
-        env={**os.environ, "TMPDIR": str(tmp)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    after = control_run(tmp, tmp_path)
     assert after.returncode == 0, after.stderr
     assert list(tmp.iterdir()) == []
 
@@ -160,13 +160,7 @@ def test_the_sweep_leaves_live_runs_alone(real_tools, tmp_path):
     (running,) = tmp.glob("probe-run-*")
     # Nothing under probe inherits the caller's environment: not the runner, not the CLI.
     assert [p for p in processes_with(mark) if p != live.pid] == []
-    other = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "run", CLAUDE, "hang-pretool-control", "--results", str(tmp_path / "results")],
-        env={**os.environ, "TMPDIR": str(tmp)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    other = control_run(tmp, tmp_path)
     assert other.returncode == 0, other.stderr
     assert running.is_dir() or live.poll() is not None  # only its own end removes it
     _, err = live.communicate(timeout=60)
