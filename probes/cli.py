@@ -47,7 +47,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def claim_line(c: dict[str, Any]) -> str:
+    """A claim as the run summary shows it: the verdict, and why unless it agrees."""
+    from .claims import verdict_of
+
+    verdict = verdict_of(c)
+    why = f" ({c['reason']})" if verdict != "agrees" and c.get("reason") else ""
+    return f"{verdict if verdict != 'disagrees' else 'DISAGREES'}: {c['source']}: {c['says']}{why}"
+
+
 def summary(ev: Evidence, path: Path | str) -> str:
+    from .claims import applies_recorded
     from .tables import short
 
     version = ev.executed_version or "unknown"
@@ -71,11 +81,7 @@ def summary(ev: Evidence, path: Path | str) -> str:
             else []
         ),
         ("network", f"{ev.network} ({ev.backend})"),
-        *[
-            ("claim", f"{'agrees' if c['agrees'] else 'DISAGREES'}: {c['source']}: {c['says']}")
-            for c in ev.claims
-            if c["agrees"] is not None
-        ],
+        *[("claim", claim_line(c)) for c in ev.claims if applies_recorded(c)],
         ("evidence", str(path)),
     ]
     return tabulate(rows, tablefmt="plain")

@@ -19,7 +19,7 @@ from .errors import HarnessError
 from .evidence import CliRun, Collected, Invocation, ModelRequest
 from .plan import Hooks, RunDirs, marker_path
 from .recipes import ResolvedRecipe
-from .redact import known_secrets, redact, redact_env
+from .redact import known_secrets, redact, redact_env, secret_name
 from .runner.contract import HookRecord, ModelLogEntry, Plan, Result
 
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
@@ -208,6 +208,7 @@ def cli_run(plan: Plan, result: Result) -> CliRun:
         timed_out=result["timed_out"],
         budget_s=plan["budget_s"],
         env_names=sorted({*plan["env"], "PROBE_RUN_ID"}),
+        secrets_given=sorted(k for k, v in plan["env"].items() if secret_name(k) and v),
         stdout_tail=tail(Path(plan["stdout"])),
         stderr_tail=tail(Path(plan["stderr"])),
     )

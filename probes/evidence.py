@@ -76,6 +76,7 @@ class CliRun(Record):
     stdout_tail: str
     stderr_tail: str
     env_names: list[str] | None = None  # the environment the CLI was started with (names only)
+    secrets_given: list[str] | None = None  # which of them the harness gave as credentials (fake canaries)
 
 
 class Collected(Record):

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -129,6 +129,19 @@ class Action(Strict):
         return self
 
 
+Precondition = Literal["trace", "extension-status"]  # what a run may have to set up (see probes/claims.py)
+PRECONDITION_NAMES: tuple[str, ...] = get_args(Precondition)
+
+
+class Needs(Strict):
+    """What a run must have for it to decide a claim; a run without it leaves the claim
+    `untested`, with the reason, whatever its outcome."""
+
+    budget_s: float | None = Field(default=None, gt=0)  # the claim is about this long: the run must last so long
+    tool_calls: int | None = Field(default=None, ge=1)  # the claim is about a later call: the recipe must script so many
+    precondition: Precondition | None = None  # what the run must set up (or record)
+
+
 class Claim(Strict):
     """What a doc or changelog says this recipe should find."""
 
@@ -139,6 +152,16 @@ class Claim(Strict):
     until: str | None = None  # last version it applies to
     outcome: str | None = None  # the label that agrees with it
     observation: dict[Any, Any] | None = None  # or observation values that agree with it
+    within: dict[str, tuple[float, float]] | None = None  # numeric observations in [low, high] that agree with it
+    needs: Needs | None = None  # what a run must have to decide it
+
+    @field_validator("within")
+    @classmethod
+    def _ranges(cls, v: dict[str, tuple[float, float]] | None) -> dict[str, tuple[float, float]] | None:
+        for key, (low, high) in (v or {}).items():
+            if low > high:
+                raise ValueError(f"{key}: [{low}, {high}] is empty (low above high)")
+        return v
 
 
 class Recipe(Strict):
@@ -156,7 +179,7 @@ class Recipe(Strict):
     subagent_turns: list[Step] = Field(
         default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")]
     )
-    budget_s: float = Field(default=20.0, gt=0, le=600)  # the session is cut here; the longest shipped is 60
+    budget_s: float = Field(default=20.0, gt=0, le=900)  # the session is cut here; the longest shipped is 660 (slow)
     env: Env | dict[str, Env] = Field(default_factory=dict)  # CLI env changes (None unsets), or one per agent
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
     config_location: str = NATIVE  # where the hooks are written: one of the agents' config_locations

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from .claims import judge
+from .claims import Run, judge
 from .classify import SESSION_KEYS, Session, label
 from .errors import InputError
 from .evidence import Evidence, load_evidence, write_atomic
@@ -45,7 +45,8 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
         session = cast(Session, {k: data[k] for k in SESSION_KEYS})  # the record's parts, as JSON
         try:
             outcome, obs = label(recipe.classifier, session)
-            claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs)
+            run = Run.of(recipe.for_agent(ev.agent), data["cli"])
+            claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs, run)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             # a record that fits the schema but not its classifier: name it, label the rest
             warn(f"skipping {path}: cannot be labelled again ({type(e).__name__}: {e})")

@@ -17,7 +17,7 @@ from typing import Any
 from . import __version__, install, rundirs, spec
 from .agents import AGENTS, Agent
 from .backends import BACKENDS, BackendRun
-from .claims import judge
+from .claims import Run, judge
 from .classify import label
 from .collect import REQUESTS_KEPT, collect, iso, sample
 from .errors import InputError
@@ -96,7 +96,9 @@ def build_evidence(p: Probed) -> Evidence:
         transcript=session.transcript,
         outcome=p.outcome,
         observations=p.observations,
-        claims=judge(recipe.claims, p.agent.name, executed, p.outcome, p.observations),
+        claims=judge(
+            recipe.claims, p.agent.name, executed, p.outcome, p.observations, Run.of(recipe, session.cli.model_dump(mode="json"))
+        ),
         hooks=session.hooks,
         run_id=p.plan["run_id"],
         invocations=sample(session.invocations),

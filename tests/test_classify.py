@@ -94,3 +94,60 @@ def test_payload_tool_args_type(agent, version, args_type):
     outcome, obs = classify(session(fixture(agent, version, "payload-pretool")), "payload-pretool")
     assert outcome == "recorded" and obs["tool_args_type"] == args_type
     assert set(obs) >= {"fields", "tool_name", "tool_args_field", "fields_by_event", "event_order"}
+
+
+def test_a_tool_delay_is_absent_where_the_tool_ran_before_the_hook():
+    """Post-tool, stop and session-end hooks start after the tool: no delay, not a negative one."""
+    for agent, version in PINNED:
+        for recipe in ("hang-posttool", "hang-stop", "hang-session-end", "crash-posttool"):
+            obs = classify(session(fixture(agent, version, recipe)), recipe)[1]
+            assert obs["tool_ran"] and obs["tool_delay_s"] is None, (agent, version, recipe)
+    ev = session(fixture("copilot", "1.0.92", "hang-pretool"))
+    ev["side_effects"][0]["offset_s"] = ev["invocations"][0]["start_offset_s"] - 0.5  # ran before the hook
+    assert classify(ev, "hang-pretool")[1]["tool_delay_s"] is None
+    for path in CASES:
+        delay = json.loads(path.read_text())["observations"].get("tool_delay_s")
+        assert delay is None or delay >= 0, path
+
+
+def test_tools_ran_counts_every_scripted_call_that_ran():
+    ev = session(fixture("copilot", "1.0.92", "ext-exit-pretool"))
+    assert classify(ev, "ext-exit-pretool")[1]["tools_ran"] == 2
+    ev["side_effects"] = [m for m in ev["side_effects"] if m["step"] == 0]
+    assert classify(ev, "ext-exit-pretool")[1]["tools_ran"] == 1
+
+
+def test_a_cli_held_by_a_grandchild_holding_stdout_has_its_own_label():
+    """Copilot 1.0.71-1.0.92 wait on the hook's stdout, which its grandchild holds: the tool
+    never runs within the budget. 1.0.102 runs it 5 s later, leaving the grandchild."""
+    labels = {
+        v: classify(session(fixture("copilot", v, "grandchild-stdout-pretool")), "grandchild-stdout-pretool")[0]
+        for v in ("1.0.71", "1.0.80", "1.0.92", "1.0.102")
+    }
+    assert labels == {
+        "1.0.71": "held-by-stdout",
+        "1.0.80": "held-by-stdout",
+        "1.0.92": "held-by-stdout",
+        "1.0.102": "grandchild-orphaned",
+    }
+    held = session(fixture("copilot", "1.0.92", "grandchild-stdout-pretool"))
+    held["hooks"][0]["behavior"] = {"grandchild": "session"}  # a grandchild that holds nothing of the hook's
+    assert classify(held, "grandchild-stdout-pretool")[0] == "held-by-grandchild"
+    assert (
+        classify(session(fixture("claude", "2.1.328", "grandchild-stdout-pretool")), "grandchild-stdout-pretool")[0]
+        == "grandchild-orphaned"
+    )
+
+
+def test_secrets_passed_are_the_credentials_the_harness_gave():
+    """Not a name pattern on what the hook got: GIT_CONFIG_KEY_0 (Copilot's) and
+    CLAUDE_CODE_MESSAGING_TOKEN (Claude Code's own) are variables the CLI adds."""
+    copilot = classify(session(fixture("copilot", "1.0.92", "env-pretool")), "env-pretool")[1]
+    assert copilot["secrets_passed"] == ["GH_TOKEN"]
+    assert "GIT_CONFIG_KEY_0" in copilot["added"]
+    claude = classify(session(fixture("claude", "2.1.328", "env-pretool")), "env-pretool")[1]
+    assert claude["secrets_passed"] == ["ANTHROPIC_API_KEY", "GH_TOKEN", "GITHUB_TOKEN", "OPENAI_API_KEY"]
+    assert "CLAUDE_CODE_MESSAGING_TOKEN" in claude["added"]
+    ev = session(fixture("claude", "2.1.328", "env-pretool"))
+    ev["cli"]["secrets_given"] = ["GH_TOKEN"]  # what a newer record says the harness gave
+    assert classify(ev, "env-pretool")[1]["secrets_passed"] == ["GH_TOKEN"]

@@ -217,3 +217,15 @@ def test_grandchild_outlives_hook(hook, request, mode):
         assert os.getpgid(gpid) == the_record(records)["pgid"]
     else:
         assert os.getsid(gpid) == gpid != os.getsid(0)
+
+
+def test_the_start_is_the_process_start_before_python_ran(hook):
+    """started_at is the kernel's start of the process (so the time Python takes to start
+    counts in every delay measured from it), no later than when the hook's code began."""
+    before = time.time()
+    proc, records = hook({})
+    feed(proc)
+    rec = the_record(records)
+    assert before - 0.05 <= rec["started_at"] <= rec["main_at"] <= rec["ended_at"]
+    assert rec["main_at"] - rec["started_at"] < 2.0
+    assert hook_module.process_start() <= time.time()

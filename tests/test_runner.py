@@ -124,3 +124,23 @@ def test_result_and_model_log_are_what_the_contract_says(run, tmp_path):
     assert Result.__required_keys__ <= set(result) <= Result.__required_keys__ | Result.__optional_keys__
     (entry,) = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
     assert set(entry) == ModelLogEntry.__required_keys__
+
+
+def test_a_killed_process_gets_its_death_time_after_the_final_kill(tmp_path):
+    """The runner's final sweep waits to see each watched process gone (settle), so a hook
+    killed by the harness is never left without a death time."""
+    import json as json_
+    import signal as signal_
+    import subprocess as subprocess_
+
+    from probes.runner.runner import Watcher
+
+    proc = subprocess_.Popen(["sleep", "60"])
+    (tmp_path / "1-1.json").write_text(json_.dumps({"pid": proc.pid}))
+    watcher = Watcher(tmp_path)
+    watcher.poll()
+    assert proc.pid not in watcher.died_at
+    proc.send_signal(signal_.SIGKILL)
+    watcher.settle(timeout_s=5)
+    assert proc.pid in watcher.died_at
+    proc.wait()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from ..redact import secret_name
 from .registry import classifier
-from .session import Session, count, first, of_event, payload_field, payload_of, tool_ran
+from .session import CliRecord, Session, count, first, of_event, payload_field, payload_of, tool_ran
 
 
 def value_type(value: object) -> str | None:
@@ -189,10 +190,22 @@ class EnvObs(TypedDict):
     added: list[str] | None
 
 
+def secrets_given(cli: CliRecord) -> list[str]:
+    """The credentials the harness gave the CLI (fake canary values): the record says which;
+    a record older than `secrets_given` has only the names it started the CLI with, of which
+    the harness's credentials are the secret-named ones (redact.SECRET_NAME)."""
+    given = cli.get("secrets_given")
+    if given is not None:
+        return given
+    return [k for k in cli.get("env_names") or [] if secret_name(k)]
+
+
 @classifier("env", reads=("subject", "invocations", "cli"))
 def classify_env(session: Session) -> tuple[str, EnvObs]:
-    """The environment a hook is given: names, project and version markers, secrets passed,
-    and against the CLI's own environment, the names it lacks (stripped) and gained (added)."""
+    """The environment a hook is given: names, project and version markers, which of the
+    credentials the harness gave the CLI it passed on (variables the CLI makes itself, secret
+    or not, are `added`, never `secrets_passed`), the trace context, and against the CLI's
+    own environment, the names it lacks (stripped) and gained (added)."""
     inv = first(session, session["subject"])
     e = inv["env"] if inv else {}
     cli_env = session["cli"].get("env_names")  # absent from evidence older than this field
@@ -200,8 +213,8 @@ def classify_env(session: Session) -> tuple[str, EnvObs]:
         "hook_fired": inv is not None,
         "env_names": sorted(e),
         "markers": {k: (k in e) for k in MARKER_VARS},
-        "secrets_passed": sorted(k for k, v in e.items() if v == "<redacted>" or k.endswith(("_KEY", "_TOKEN"))),
-        "traceparent_in_env": any(k.lower() == "traceparent" for k in e),
+        "secrets_passed": sorted(k for k in secrets_given(session["cli"]) if k in e),
+        "traceparent_in_env": any("traceparent" in k.lower() for k in e),
         "stripped": sorted(set(cli_env) - set(e)) if cli_env is not None and inv else None,
         "added": sorted(set(e) - set(cli_env)) if cli_env is not None and inv else None,
     }

@@ -21,12 +21,15 @@ from .session import (
     sentinels,
     side_effect_at,
     since,
+    tool_delay,
     tool_ran,
+    tools_ran,
 )
 
 
 class LivenessObs(TypedDict):
     tool_ran: bool
+    tools_ran: int  # how many of the scripted tool calls ran
     hook_fired: bool
     hook_exit: str | None
     hook_killed: bool
@@ -69,13 +72,14 @@ def liveness(session: Session) -> tuple[str, LivenessObs]:
     reason = find_in_requests(session, sentinels(spec), inv["start_offset_s"] if inv else None)
     obs: LivenessObs = {
         "tool_ran": effect is not None,
+        "tools_ran": tools_ran(session),
         "hook_fired": inv is not None,
         "hook_exit": hook_end(inv),
         "hook_killed": bool(inv and inv["killed_by"] == "cli"),
         "hook_killed_by": inv["killed_by"] if inv else None,
         "hook_timeout_s": spec["timeout_s"] if spec else None,
         "hook_lifetime_s": inv["duration_s"] if inv else None,
-        "tool_delay_s": since(inv, effect),
+        "tool_delay_s": tool_delay(inv, effect),
         "progress_delay_s": since(inv, progress),
         "cli_exit_code": session["cli"]["exit_code"],
         "session_timed_out": session["cli"]["timed_out"],
@@ -133,7 +137,7 @@ def hook_lifetime(session: Session) -> tuple[str, LifetimeObs]:
             if inv and signalled is not None and gone is not None and inv["killed_by"] == "cli"
             else None
         ),
-        "tool_delay_s": since(inv, effect),
+        "tool_delay_s": tool_delay(inv, effect),
         "session_timed_out": session["cli"]["timed_out"],
     }
     if inv is None:
@@ -156,11 +160,16 @@ class GrandchildObs(TypedDict):
     session_timed_out: bool
 
 
-@classifier("grandchild", key="grandchild_time_to_death_s", reads=("subject", "invocations", "side_effects", "cli"))
+@classifier("grandchild", key="grandchild_time_to_death_s", reads=("subject", "hooks", "invocations", "side_effects", "cli"))
 def grandchild(session: Session) -> tuple[str, GrandchildObs]:
-    """A hook leaves a process behind: does the CLI kill it, and when?"""
+    """A hook leaves a process behind: does the CLI kill it, and when? A hook that exited by
+    itself while the tool then never ran within the budget held the CLI through what its
+    grandchild kept open: `held-by-stdout` when the grandchild holds the hook's stdout."""
     inv = first(session, session["subject"])
     gc = inv.get("grandchild") if inv else None
+    spec = hook_spec(session, session["subject"])
+    behavior = spec["behavior"] if spec else None
+    holds_stdout = bool(behavior and behavior.get("grandchild") == "stdout")
     obs: GrandchildObs = {
         "tool_ran": tool_ran(session),
         "hook_end": hook_end(inv),
@@ -169,12 +178,15 @@ def grandchild(session: Session) -> tuple[str, GrandchildObs]:
         "grandchild_killed": bool(gc and gc["killed_by"] == "cli"),
         "grandchild_alive_at_cli_exit": bool(gc and gc["alive_at_cli_exit"]),
         "grandchild_time_to_death_s": since(inv, gc["died_offset_s"] if gc else None),
-        "tool_delay_s": since(inv, side_effect_at(session)),
+        "tool_delay_s": tool_delay(inv, side_effect_at(session)),
         "cli_wall_s": session["cli"]["wall_s"],
         "session_timed_out": session["cli"]["timed_out"],
     }
-    if gc is None:
+    if gc is None or inv is None:
         return "no-grandchild", obs
+    exited = inv["killed_by"] is None and inv["exit_code"] is not None
+    if exited and not obs["tool_ran"] and obs["session_timed_out"] and obs["grandchild_alive_at_cli_exit"]:
+        return ("held-by-stdout" if holds_stdout else "held-by-grandchild"), obs
     return ("grandchild-killed" if obs["grandchild_killed"] else "grandchild-orphaned"), obs
 
 

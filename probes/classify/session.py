@@ -10,14 +10,16 @@ from typing import Literal, NotRequired, TypedDict
 
 SENTINEL_RE = re.compile(r"PROBE-[A-Z0-9-]+")
 GATED = ("pre_tool", "permission_request")  # events whose answer decides whether a tool runs
+AFTER_TOOL = ("post_tool", "post_tool_failure", "stop", "session_end", "subagent_stop")  # fire after the tool ran
 
 
 class Behavior(TypedDict, total=False):
-    """What a registered hook was told to do (recipes.Behavior, as recorded); only what it
-    prints is read here."""
+    """What a registered hook was told to do (recipes.Behavior, as recorded); what it prints
+    and the process it leaves behind are read here."""
 
     stdout: str | dict[str, object] | None
     stderr: str | None
+    grandchild: str | None  # "session", "group" or "stdout" (holding the hook's stdout open)
 
 
 class HookSpec(TypedDict):
@@ -115,7 +117,8 @@ class SideEffect(TypedDict):
 
 
 class CliRecord(TypedDict):
-    """evidence.CliRun as JSON; env_names is absent from records older than it."""
+    """evidence.CliRun as JSON; env_names and secrets_given are absent from records older
+    than them."""
 
     argv: list[str]
     exit_code: int | None
@@ -126,6 +129,7 @@ class CliRecord(TypedDict):
     stdout_tail: str
     stderr_tail: str
     env_names: NotRequired[list[str] | None]
+    secrets_given: NotRequired[list[str] | None]  # the credentials among them (absent from older records)
 
 
 class Step(TypedDict):
@@ -223,6 +227,20 @@ def side_effect_at(session: Session, step: int | None = 0, path: str | None = No
 
 def tool_ran(session: Session) -> bool:
     return side_effect_at(session) is not None
+
+
+def tools_ran(session: Session) -> int:
+    """How many of the scripted tool steps ran (each left its file)."""
+    return len({m["step"] for m in session["side_effects"] if m["step"] is not None})
+
+
+def tool_delay(inv: Invocation | None, t: float | None) -> float | None:
+    """Seconds from the hook's start until the tool ran at `t`: defined only for a hook that
+    comes before the tool (not post-tool, stop or session-end hooks), and only when the tool
+    did not run before the hook started; else None, never a negative number."""
+    if inv is None or t is None or inv["canonical_event"] in AFTER_TOOL or t < inv["start_offset_s"]:
+        return None
+    return since(inv, t)
 
 
 def since(inv: Invocation | None, t: float | None) -> float | None:

@@ -235,7 +235,8 @@ class HookRecord(TypedDict):
     pid: int
     ppid: int
     pgid: NotRequired[int]
-    started_at: float
+    started_at: float  # the process's own start (the kernel's), before Python started
+    main_at: NotRequired[float]  # when the hook's Python began to run (started_at's upper bound)
     ended_at: float | None
     stdin_raw: str | None
     stdin_eof: bool | None

@@ -77,6 +77,20 @@ def on_signal(signum: int, _frame: FrameType | None) -> None:
     os.kill(os.getpid(), signum)
 
 
+def process_start() -> float:
+    """When this process started, as wall-clock time: the kernel's start time (clock ticks
+    after boot, in /proc/self/stat) set against CLOCK_BOOTTIME, so the time it took Python to
+    start counts (a delay measured from it is never short; at most one tick, 10 ms, long).
+    time.time() where /proc cannot tell."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            ticks = int(f.read().rsplit(b")", 1)[1].split()[19])  # field 22, starttime
+        since_start = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+        return time.time() - since_start
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.time()
+
+
 def leave_grandchild(mode: str) -> int:
     """A sleeper the hook does not wait for (see the module doc for the modes)."""
     import subprocess  # here, not at the top: it doubles the hook's start-up time
@@ -93,7 +107,8 @@ def leave_grandchild(mode: str) -> int:
 
 def main() -> int:
     global record, record_path, ignore_sigterm
-    started = time.time()
+    main_at = time.time()
+    started = min(process_start(), main_at)
     key = sys.argv[1] if len(sys.argv) > 1 else ""
     with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
         config: HookConfig = json.load(f)
@@ -110,6 +125,7 @@ def main() -> int:
         "ppid": os.getppid(),
         "pgid": os.getpgid(0),
         "started_at": started,
+        "main_at": main_at,
         "ended_at": None,
         "stdin_raw": None,
         "stdin_eof": None,

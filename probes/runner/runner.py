@@ -34,6 +34,7 @@ else:  # run as a script (python -S runner.py), with its files beside it
     from model import ScriptedModel
 
 POLL_S = 0.02
+SETTLE_S = 5.0  # how long the runner waits, after its final kill, to see each hook process gone
 
 
 def loopback_up() -> bool:
@@ -121,6 +122,17 @@ class Watcher:
     def pids(self) -> list[int]:
         return sorted({p for pids in self.seen.values() for p in pids.values()})
 
+    def settle(self, timeout_s: float = SETTLE_S) -> None:
+        """After the final kill: poll until every watched process is seen gone (a SIGKILLed
+        process takes a while to die; a large one, such as node, longer than the kill loop),
+        so every killed hook gets its death time. Bounded: one that will not die keeps none."""
+        end = time.time() + timeout_s
+        while True:
+            self.poll()
+            if all(p in self.died_at for p in self.pids()) or time.time() >= end:
+                return
+            time.sleep(POLL_S)
+
 
 Preexec = Callable[[], None]
 
@@ -170,7 +182,9 @@ class Session:
         cli_ended = time.time()
         self.watcher.poll()
         left = [p for p in self.watcher.pids() if alive(p)]
-        return cli_ended, left, kill_all(self.plan["run_id"], pgids)
+        killed = kill_all(self.plan["run_id"], pgids)
+        self.watcher.settle()
+        return cli_ended, left, killed
 
 
 def prompt_session(s: Session) -> Ended:
