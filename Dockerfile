@@ -53,8 +53,13 @@ ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
 RUN python3 -m venv /opt/probe
 ENV PATH=/opt/probe/bin:$PATH
 COPY . /src
+# The context has no .git: the commit a record names as harness_commit (probes/provenance.py)
+# comes in as a build argument, e.g. --build-arg PROBE_COMMIT=$(git rev-parse HEAD), and is
+# written to probes/COMMIT; without it, records say null.
+ARG PROBE_COMMIT=
 # Build from a throw-away copy so /src keeps no build/ or *.egg-info; drop the CA copy from /src.
-RUN cp -a /src /tmp/probe-src && pip install /tmp/probe-src && rm -rf /tmp/probe-src \
+RUN cp -a /src /tmp/probe-src && { [ -z "$PROBE_COMMIT" ] || echo "$PROBE_COMMIT" > /tmp/probe-src/probes/COMMIT; } \
+    && pip install /tmp/probe-src && rm -rf /tmp/probe-src \
     && rm -f /src/containers/ca.crt && probe --help >/dev/null
 WORKDIR /src
 

@@ -1,3 +1,3 @@
 """probe: empirical probes of the hook systems of AI coding-agent CLIs."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -155,14 +155,19 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def cmd_reclassify(args: argparse.Namespace) -> int:
     """Label committed evidence again with the current classifiers (no CLI is run)."""
+    from .evidence import SCHEMA_VERSION
     from .recipes import load_all
     from .reclassify import reclassify
 
-    changed = 0
+    changed = upgraded = 0
     for r in reclassify(Path(args.results), load_all()):
-        changed += 1
-        print(f"{r.path}: {r.before} -> {r.after}" if r.after != r.before else f"{r.path}: observations")
-    print(f"{changed} record(s) changed")
+        if r.relabelled:
+            changed += 1
+            print(f"{r.path}: {r.before} -> {r.after}" if r.after != r.before else f"{r.path}: observations")
+        else:
+            upgraded += 1
+            print(f"{r.path}: upgraded (schema_version {SCHEMA_VERSION}, stored compact)")
+    print(f"{changed} record(s) changed" + (f", {upgraded} upgraded" if upgraded else ""))
     return 0
 
 

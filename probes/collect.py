@@ -17,7 +17,9 @@ from . import limits
 from .classify import SENTINEL_RE, hook_texts
 from .errors import HarnessError
 from .evidence import CliRun, Collected, Invocation, ModelRequest
+from .normalise import known_values, normalise
 from .plan import Hooks, RunDirs, marker_path
+from .provenance import from_checkout
 from .recipes import ResolvedRecipe
 from .redact import known_secrets, redact, redact_env, secret_name
 from .runner.contract import HookRecord, ModelLogEntry, Plan, Result
@@ -214,20 +216,34 @@ def cli_run(plan: Plan, result: Result) -> CliRun:
     )
 
 
-def scrub(session: Collected, secrets: set[str], stable_paths: Mapping[str, str]) -> Collected:
-    """Redact credentials, and write per-run paths as stable names ($RUN, $INSTALL) so two
-    runs' evidence differ only where the CLI did."""
+def scrub(
+    session: Collected,
+    secrets: set[str],
+    stable_paths: Mapping[str, str],
+    known: Mapping[str, str],
+    workspace_commit: str | None = None,
+) -> Collected:
+    """Redact credentials, write per-run paths as stable names ($RUN, $INSTALL), then every
+    other per-run value that is not a measurement (normalise.py: the run directory's other
+    spellings, the run id, the hooks' interpreter, ports, UUIDs, the scripted model's ids),
+    so two runs' evidence differ only where the CLI did, and in measured numbers."""
     text = json.dumps(session.model_dump(mode="json"))
     for path, name in stable_paths.items():
         text = text.replace(json.dumps(path)[1:-1], name)
     data = json.loads(text)
     for inv in data["invocations"]:
         inv["env"] = redact_env(inv["env"], secrets)
-    return Collected.model_validate(redact(data, secrets))
+    return Collected.model_validate(normalise(redact(data, secrets), known, workspace_commit))
 
 
 def collect(
-    recipe: ResolvedRecipe, run: RunDirs, hooks: Hooks, plan: Plan, result: Result, prefix: Path
+    recipe: ResolvedRecipe,
+    run: RunDirs,
+    hooks: Hooks,
+    plan: Plan,
+    result: Result,
+    prefix: Path,
+    python: str | None = None,
 ) -> tuple[Collected, set[str]]:
     """What the session left behind as the evidence record's parts, scrubbed, and the secret
     values seen (scrubbed from anything else written)."""
@@ -260,4 +276,6 @@ def collect(
     )
     secrets = known_secrets(os.environ, plan["env"], *(i.env for i in invocations))
     # Classify what will be written: committed evidence then classifies again the same.
-    return scrub(session, secrets, {str(run.root): "$RUN", str(prefix): "$INSTALL"}), secrets
+    stable = {str(run.root): "$RUN", str(prefix): "$INSTALL"}
+    known = known_values(str(run.root), plan["run_id"], python)
+    return scrub(session, secrets, stable, known, from_checkout(run.workspace / ".git")), secrets

@@ -6,16 +6,69 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
 from .errors import HarnessError
 
 if TYPE_CHECKING:
     from .classify import Session
+    from .store import Blobs
 
-SCHEMA_VERSION = 1
+# 2: values that repeat across records may be stored once per agent version and referred to
+# ({"ref": "sha256:..."}, store.py); per-run values are written as stable names (normalise.py);
+# harness_commit. `upgrade` brings a version 1 record to 2 (probe reclassify).
+SCHEMA_VERSION = 2
+
+# The on-disk schema of the places a ref may stand (store.SLOTS); in memory a record is always
+# resolved, so the Python types are the values' own.
+REF_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "the value, stored once in _blobs/<hex>.txt beside the record (store.py)",
+    "properties": {"ref": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"}},
+    "required": ["ref"],
+    "additionalProperties": False,
+}
+STRINGS: dict[str, Any] = {"type": "array", "items": {"type": "string"}}
+Env = Annotated[
+    dict[str, str], WithJsonSchema({"anyOf": [{"type": "object", "additionalProperties": {"type": "string"}}, REF_SCHEMA]})
+]
+Tools = Annotated[list[str], WithJsonSchema({"anyOf": [STRINGS, REF_SCHEMA]})]
+EnvNames = Annotated[list[str] | None, WithJsonSchema({"anyOf": [STRINGS, REF_SCHEMA, {"type": "null"}]})]
+Messages = Annotated[
+    list[dict[str, Any]],
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "role": {"type": "string"},
+                    "chars": {"type": "integer"},
+                    "text": {"anyOf": [{"type": "string"}, REF_SCHEMA]},
+                },
+            },
+        }
+    ),
+]
+Transcript = Annotated[
+    list[dict[str, Any]] | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"screen": {"anyOf": [{"type": "string"}, {"type": "null"}, REF_SCHEMA]}},
+                    },
+                },
+                {"type": "null"},
+            ]
+        }
+    ),
+]
 
 
 class Record(BaseModel):
@@ -32,7 +85,7 @@ class Invocation(Record):
     cwd: str
     cwd_relative: str  # to the workspace root: "." is the project root
     config_index: int | None  # which of the recipe's hooks this was
-    env: dict[str, str]
+    env: Env
     pid: int
     started_at: str
     start_offset_s: float  # seconds after the CLI started
@@ -59,10 +112,10 @@ class ModelRequest(Record):
     path: str
     model: str | None
     user_agent: str
-    tools: list[str]
+    tools: Tools
     sentinels: dict[str, dict[str, Any]]  # PROBE-... word -> {"roles", "verbatim", "snippet"}, from the full text
     message_count: int
-    messages: list[dict[str, Any]]  # [{"role", "chars", "text"}]: the first and last few, each bounded
+    messages: Messages  # [{"role", "chars", "text"}]: the first and last few, each bounded
     reply: dict[str, Any] | None
 
 
@@ -75,7 +128,7 @@ class CliRun(Record):
     budget_s: float
     stdout_tail: str
     stderr_tail: str
-    env_names: list[str] | None = None  # the environment the CLI was started with (names only)
+    env_names: EnvNames = None  # the environment the CLI was started with (names only)
     secrets_given: list[str] | None = None  # which of them the harness gave as credentials (fake canaries)
 
 
@@ -93,7 +146,7 @@ class Collected(Record):
     model_requests: list[ModelRequest]
     model_request_count: int
     side_effects: list[dict[str, Any]]
-    transcript: list[dict[str, Any]] | None
+    transcript: Transcript
 
     def classifiable(self) -> Session:
         """As a classifier reads it: the same JSON as the committed record's parts."""
@@ -116,6 +169,7 @@ class Evidence(Record):
     network: str
     isolation: dict[str, str] | None = None  # {"network", "filesystem", "user"}: what the run was jailed by
     harness_version: str
+    harness_commit: str | None = None  # the git commit the harness was built from (provenance.py); null: unknown
     started_at: str
     run_id: str
     platform: str
@@ -136,16 +190,37 @@ class Evidence(Record):
     surface: str = "command"  # which hook surface the recipe probes: command or extension
     route: str | None = None  # how the harness made the CLI load the extension
     mode: str = "prompt"  # prompt (-p) or interactive (a terminal session driven step by step)
-    transcript: list[dict[str, Any]] | None = None  # interactive: each step, when, how it ended, the screen after
+    transcript: Transcript = None  # interactive: each step, when, how it ended, the screen after
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
 
     def to_json(self) -> str:
+        """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""
         return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def evidence_path(results: Path, ev: Evidence) -> Path:
     version = ev.executed_version or f"unknown-{ev.requested_version}"
     return results / ev.agent / version / f"{ev.recipe}.json"
+
+
+def save_evidence(path: Path, ev: Evidence) -> None:
+    """Write a record where it belongs, compact: its blobs first, then the record (store.py)."""
+    from .store import save
+
+    save(path, ev.model_dump(mode="json"), write_atomic)
+
+
+def upgrade(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as the current schema_version (a new dict): its session parts (what a
+    classifier reads, and the rest a run collects) with per-run values written as stable
+    names, as a run now writes them (normalise.py; a record already so is unchanged). The run
+    directory, run id and hooks' interpreter are read off the record itself. Classify it
+    again afterwards (probe reclassify does)."""
+    from .normalise import hook_python, known_values, normalise
+
+    parts = {k: record[k] for k in Collected.model_fields if k in record}
+    known = known_values(None, record.get("run_id"), hook_python(record.get("invocations") or []))
+    return {**record, **normalise(parts, known), "schema_version": max(SCHEMA_VERSION, record.get("schema_version", 1))}
 
 
 def write_atomic(path: Path, text: str, what: str = "evidence", hint: str = "check --results") -> None:
@@ -178,10 +253,10 @@ def check_writable(results: Path) -> None:
         raise InputError(f"results directory {results} is not writable: choose another with --results")
 
 
-def load_evidence(path: Path, follow: bool = True) -> dict[str, Any]:
+def load_evidence(path: Path, follow: bool = True, blobs: Blobs | None = None) -> dict[str, Any]:
     """The record in `path` as a dict, checked (a regular file of bounded size, UTF-8 JSON of
-    bounded depth, the Evidence schema, the claims and repeats the tables read), or
-    InputError naming the file."""
+    bounded depth, its refs resolved from the blobs beside it, the Evidence schema, the claims
+    and repeats the tables read), or InputError naming the file."""
     from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
 
     try:
@@ -190,20 +265,23 @@ def load_evidence(path: Path, follow: bool = True) -> dict[str, Any]:
         from .errors import InputError
 
         raise InputError(f"{path}: not an evidence record ({e})") from None
-    return parse_evidence(path, data)
+    return parse_evidence(path, data, blobs)
 
 
-def parse_evidence(path: Path, data: bytes) -> dict[str, Any]:
-    """`data` (read from `path`) as a checked record; see load_evidence."""
+def parse_evidence(path: Path, data: bytes, blobs: Blobs | None = None) -> dict[str, Any]:
+    """`data` (read from `path`) as a checked record, refs resolved; see load_evidence."""
     from pydantic import ValidationError
 
     from .errors import InputError
     from .limits import BadFile, parse_json
+    from .store import resolve
 
     try:
         record = parse_json(data)
         if not isinstance(record, dict):
             raise BadFile(f"a JSON {type(record).__name__}, not an object")
+        if isinstance(record.get("schema_version"), int) and record["schema_version"] >= 2:  # version 1 has no refs
+            resolve(record, path.parent, blobs)
         Evidence.model_validate(record)
         for c in record["claims"]:
             if not (

@@ -18,6 +18,8 @@ from typing import Any
 
 RECIPE_MAX_BYTES = 256 * 1024  # shipped recipes are under 2 KiB
 EVIDENCE_MAX_BYTES = 8 * 1024 * 1024  # the biggest committed record is ~140 KiB (sampled sessions)
+BLOB_MAX_BYTES = EVIDENCE_MAX_BYTES  # one value a record refers to (store.py); the biggest is ~22 KiB
+EXPANDED_MAX_BYTES = 4 * EVIDENCE_MAX_BYTES  # all a record's refs expand to (a ref may repeat)
 PLAN_MAX_BYTES = 1024 * 1024  # a `bump --dry-run --json` plan: versions and shard jobs
 YAML_MAX_DEPTH = 32  # shipped recipes nest 9 deep
 JSON_MAX_DEPTH = 64  # committed evidence nests 8 deep

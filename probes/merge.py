@@ -1,5 +1,6 @@
 """Merge evidence trees (the results of matrix shards) into one results/ tree. Everything is
-checked before anything is written: two different records for one cell stop the merge."""
+checked before anything is written: two different records for one cell stop the merge. The
+blobs a record refers to (store.py) travel with it, each checked against its name."""
 
 from __future__ import annotations
 
@@ -14,15 +15,20 @@ from .evidence import (
     write_atomic,
 )
 from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
+from .store import Blobs, put_blob
 
 
-def records(tree: Path) -> dict[str, bytes]:
+def records(tree: Path, blobs: dict[str, bytes] | None = None, known: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """`agent/version/recipe.json` -> its bytes, for every evidence record in `tree`. Only
     regular files, read once and bounded; a symlink (file or directory) could lead out of the
-    tree, or to /dev/zero, and a FIFO could block the read: both are refused, by name."""
+    tree, or to /dev/zero, and a FIFO could block the read: both are refused, by name. Each
+    record's blobs are read and checked with it (a missing or corrupt one refuses the record),
+    and put in `blobs` as `agent/version/_blobs/<hex>.txt` -> bytes; `known` blobs (hex ->
+    bytes, checked) stand in for ones missing or spoiled in `tree`."""
     if not tree.is_dir():
         raise InputError(f"no results directory {tree}" + (": it is a file" if tree.exists() else ""))
     found = {}
+    read = Blobs(known)
     for path in sorted(tree.glob("*/*/*.json")):
         rel = path.relative_to(tree).as_posix()
         for d in (path.parent.parent, path.parent):
@@ -32,10 +38,12 @@ def records(tree: Path) -> dict[str, bytes]:
             data = read_bounded(path, EVIDENCE_MAX_BYTES, follow=False)
         except BadFile as e:
             raise InputError(f"{path}: not an evidence record ({e})") from None
-        ev = Evidence.model_validate(parse_evidence(path, data))
+        ev = Evidence.model_validate(parse_evidence(path, data, read))
         if rel != evidence_path(Path(), ev).as_posix():
             raise InputError(f"{path}: holds {ev.agent}@{ev.executed_version} {ev.recipe}, not what its path says")
         found[rel] = data
+    if blobs is not None:
+        blobs.update({p.relative_to(tree).as_posix(): b for p, b in read.read.items()})
     return found
 
 
@@ -49,15 +57,17 @@ def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, 
     if dest.exists() and not dest.is_dir():
         raise InputError(f"--results {dest} is not a directory")
     chosen: dict[str, tuple[Path, bytes]] = {}
+    blobs: dict[str, bytes] = {}  # content-addressed: the same name holds the same bytes in every tree
     for tree in sources:
-        for rel, data in records(tree).items():
+        for rel, data in records(tree, blobs).items():
             if rel in chosen and chosen[rel][1] != data:
                 raise InputError(
                     f"conflicting records for {_cell(rel)}: {describe(*chosen[rel])} and "
                     f"{describe(tree / rel, data)}; drop one of them and merge again"
                 )
             chosen[rel] = (tree / rel, data)
-    existing = records(dest) if dest.is_dir() else {}
+    incoming = {rel.rsplit("/", 1)[-1].removesuffix(".txt"): b for rel, b in blobs.items()}
+    existing = records(dest, known=incoming) if dest.is_dir() else {}
     same = {rel for rel, (_, data) in chosen.items() if existing.get(rel) == data}
     clash = sorted(rel for rel in chosen if rel in existing and rel not in same)
     if clash and not replace:
@@ -68,6 +78,9 @@ def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, 
         )
     dest.mkdir(parents=True, exist_ok=True)
     check_writable(dest)
+    for rel, blob in sorted(blobs.items()):  # blobs first: a record is never there without them
+        agent, version, _, name = rel.split("/")
+        put_blob(dest / agent / version, name.removesuffix(".txt"), blob, write_atomic)
     for rel, (_, data) in chosen.items():
         if rel not in same:
             write_atomic(dest / rel, data.decode("utf-8"))

@@ -1,5 +1,7 @@
 """Label committed evidence again with the current classifiers (no CLI is run): after a
-classifier changes, every record it labels is brought up to date, and each change is named."""
+classifier changes, every record it labels is brought up to date, and each change is named.
+Records are also brought to the current schema_version (evidence.upgrade: per-run values as
+stable names) and stored compact (store.py); blobs no record refers to any more are removed."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from typing import TYPE_CHECKING, cast
 from .claims import Run, judge
 from .classify import SESSION_KEYS, Session, label
 from .errors import InputError
-from .evidence import Evidence, load_evidence, write_atomic
-from .limits import warn
+from .evidence import Evidence, load_evidence, upgrade, write_atomic
+from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
+from .store import Blobs, compact, dumps, put_blob, unreferenced
 
 if TYPE_CHECKING:
     from .recipes import Recipe
@@ -23,23 +26,31 @@ class Relabelled:
     path: Path
     before: str  # the outcome it had
     after: str  # the outcome it has now (the same when only observations or claims changed)
+    migrated: bool = False  # upgraded to the current schema_version, or its per-run values named again
+    relabelled: bool = True  # its outcome, observations or claims came out differently
 
 
 def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabelled]:
     """Each record in `results` whose outcome, observations or claims come out differently,
+    or that is upgraded (an older schema_version, or per-run values not yet named as now),
     rewritten as it is found. A file that is not a record, or one that fits the schema but
     not its classifier, is skipped with a warning naming it; a record of a recipe no longer
-    in the catalog is left as it is."""
+    in the catalog is only upgraded. Then blobs no record refers to are removed, in each
+    version directory whose records all read."""
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
+    blobs = Blobs()
     for path in sorted(results.glob("*/*/*.json")):
         try:
-            ev = Evidence.model_validate(load_evidence(path))
+            stored = load_evidence(path, blobs=blobs)
+            ev = Evidence.model_validate(upgrade(stored))
         except InputError as e:
             warn(f"skipping {e}")
             continue
         recipe = recipes.get(ev.recipe)
         if recipe is None:
+            if store(path, ev):
+                yield Relabelled(path, ev.outcome, ev.outcome, migrated=True, relabelled=False)
             continue
         data = ev.model_dump(mode="json")
         session = cast(Session, {k: data[k] for k in SESSION_KEYS})  # the record's parts, as JSON
@@ -51,7 +62,26 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
             # a record that fits the schema but not its classifier: name it, label the rest
             warn(f"skipping {path}: cannot be labelled again ({type(e).__name__}: {e})")
             continue
-        if (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims):
-            new = ev.model_copy(update={"outcome": outcome, "observations": obs, "claims": claims})
-            write_atomic(path, Evidence.model_validate_json(new.model_dump_json()).to_json())
-            yield Relabelled(path, ev.outcome, outcome)
+        relabelled = (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims)
+        new = ev.model_copy(update={"outcome": outcome, "observations": obs, "claims": claims})
+        if store(path, Evidence.model_validate_json(new.model_dump_json())):
+            yield Relabelled(path, ev.outcome, outcome, migrated=not relabelled, relabelled=relabelled)
+    for directory in sorted({p.parent for p in results.glob("*/*/*.json")}):
+        for blob in unreferenced(directory) or []:
+            blob.unlink(missing_ok=True)
+
+
+def store(path: Path, ev: Evidence) -> bool:
+    """Write `ev` at `path` as a record is now stored (store.py) unless the file holds exactly
+    that already; its blobs first. True when the record was rewritten."""
+    record, blobs = compact(ev.model_dump(mode="json"))
+    text = dumps(record)
+    try:
+        if read_bounded(path, EVIDENCE_MAX_BYTES, follow=False) == text.encode("utf-8"):
+            return False  # the same bytes: its blobs were read to load it, so they are there
+    except BadFile:
+        pass
+    for digest, data in blobs.items():
+        put_blob(path.parent, digest, data, write_atomic)
+    write_atomic(path, text)
+    return True

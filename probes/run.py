@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import __version__, install, rundirs, spec
+from . import install, provenance, rundirs, spec
 from .agents import AGENTS, Agent
 from .backends import BACKENDS, BackendRun
 from .claims import Run, judge
 from .classify import label
 from .collect import REQUESTS_KEPT, collect, iso, sample
 from .errors import InputError
-from .evidence import Collected, Evidence, check_writable, evidence_path, write_atomic
+from .evidence import Collected, Evidence, check_writable, evidence_path, save_evidence
 from .plan import RunDirs, register_hooks, runner_plan, workspace
 from .recipes import ResolvedRecipe
 from .recipes import get as get_recipe
@@ -86,7 +86,8 @@ def build_evidence(p: Probed) -> Evidence:
         backend=p.backend,
         network=p.ran.network,
         isolation={"network": p.ran.network, "filesystem": jailed["filesystem"], "user": jailed["user"]},
-        harness_version=__version__,
+        harness_version=provenance.version(),
+        harness_commit=provenance.commit(),
         started_at=iso(result["started_at"]) or "",
         platform=f"{platform.system()}-{platform.machine()}",
         subject=session.subject,
@@ -127,7 +128,7 @@ def probe_repeated(
             update={"repeats": {"runs": repeat, "outcomes": dict(sorted(Counter(r.outcome for r in records).items()))}}
         )
     path = evidence_path(results, records[-1])
-    write_atomic(path, records[-1].to_json())
+    save_evidence(path, records[-1])
     return records, path
 
 
@@ -151,7 +152,7 @@ def probe(
         hooks = register_hooks(agent, recipe, run, backend.python())
         plan = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
         ran = backend.run(run.root, plan)
-        session, secrets = collect(recipe, run, hooks, plan, ran.result, prefix)
+        session, secrets = collect(recipe, run, hooks, plan, ran.result, prefix, backend.python())
         outcome, observations = label(recipe.classifier, session.classifiable())
         probed = Probed(
             agent,
@@ -171,5 +172,5 @@ def probe(
         ev = build_evidence(probed)
     path = evidence_path(results, ev)
     if write:
-        write_atomic(path, ev.to_json())
+        save_evidence(path, ev)
     return ev, path

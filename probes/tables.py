@@ -18,8 +18,9 @@ from tabulate import tabulate
 from .classify import CLASSIFIERS
 from .errors import InputError
 from .evidence import Evidence, load_evidence, write_atomic
-from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
+from .limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
 from .spec import semver_key
+from .store import Blobs, refs
 
 Classifiers = Mapping[str, str]  # recipe -> the name of its classifier
 Pairs = Mapping[str, str]  # extension recipe -> the command-hook recipe asking its question
@@ -50,12 +51,13 @@ def load(
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     cells: list[Cell] = []
+    blobs = Blobs()  # a blob many records refer to is read once
     for path in sorted(results.glob("*/*/*.json")):
         a, v, r = path.parts[-3], path.parts[-2], path.stem
         if (agent and a != agent) or (recipe and r != recipe) or (version and v != version):
             continue
         try:
-            cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path))))
+            cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path, blobs=blobs))))
         except InputError as e:
             if strict:
                 raise
@@ -277,14 +279,30 @@ def short(value: object, as_json: bool = True) -> str:
 # ---------------------------------------------------------------- citation
 
 
-def cite(cell: Cell) -> str:
-    """A Markdown block an ADR can paste: the fact, versions, date, evidence digest, control,
-    and each claim it agrees or disagrees with."""
-    r = cell.record
-    try:  # the digest of the file as it is now, read as boundedly as the record was
-        digest = hashlib.sha256(read_bounded(cell.path, EVIDENCE_MAX_BYTES)).hexdigest()
+def evidence_digest(path: Path) -> str:
+    """The sha256 of a record as it is now: its file's bytes, then the bytes of each blob it
+    refers to (store.py), each once, in ascending order of their names. Read as boundedly as
+    the record was, each blob checked against its name; a record with no refs hashes as its
+    file alone."""
+    try:
+        data = read_bounded(path, EVIDENCE_MAX_BYTES)
+        record = parse_json(data)
+        h = hashlib.sha256(data)
+        blobs = Blobs()
+        for name in refs(record) if isinstance(record, dict) else []:
+            h.update(blobs.get(path.parent, name))
     except BadFile as e:
-        raise InputError(f"{cell.path}: not an evidence record ({e})") from None
+        raise InputError(f"{path}: not an evidence record ({e})") from None
+    return h.hexdigest()
+
+
+def cite(cell: Cell) -> str:
+    """A Markdown block an ADR can paste: the fact, versions, date, evidence digest (of the
+    record and what it refers to, evidence_digest), control, and each claim it agrees or
+    disagrees with."""
+    r = cell.record
+    digest = evidence_digest(cell.path)
+
     facts = ", ".join(
         f"{k}={short(v)}" for k, v in r.observations.items() if isinstance(v, (bool, int, float, str)) and v is not None
     )
@@ -294,9 +312,10 @@ def cite(cell: Cell) -> str:
         "",
         f"- Executed version: {r.agent} {r.executed_version} (requested {r.requested_version}, "
         f"read back from {r.executed_version_source})",
-        f"- Harness: probe {r.harness_version}, {r.backend} backend, network {r.network}",
+        f"- Harness: probe {r.harness_version}{f' (commit {r.harness_commit[:12]})' if r.harness_commit else ''}, "
+        f"{r.backend} backend, network {r.network}",
         f"- Date: {r.started_at}",
-        f"- Evidence: `{cell.path}` (sha256 `{digest}`)",
+        f"- Evidence: `{cell.path}` (sha256 `{digest}`, of the record and the blobs it refers to)",
         f"- Control: `{r.control or r.control_of}`",
     ]
     for c in r.claims:

@@ -51,7 +51,9 @@ def run_probe(real_tools, tmp_path):
         ev = json.loads(proc.stdout)
         agent, _ = spec.split("@")
         path = tmp_path / "results" / agent / ev["executed_version"] / f"{recipe}.json"
-        assert json.loads(path.read_text()) == ev
+        from probes.evidence import load_evidence
+
+        assert load_evidence(path) == ev  # the record as stored (store.py), its refs resolved
         return ev
 
     return run

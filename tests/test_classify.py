@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from probes.classify import SESSION_KEYS, label
+from probes.evidence import load_evidence
 from probes.recipes import load_all
 
 FIXTURES = Path(__file__).parent.parent / "results"
@@ -26,12 +27,12 @@ def classify(ev_or_session: dict, recipe: str):
 
 
 def fixture(agent: str, version: str, recipe: str) -> dict:
-    return json.loads((FIXTURES / agent / version / f"{recipe}.json").read_text())
+    return load_evidence(FIXTURES / agent / version / f"{recipe}.json")
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: "/".join(p.parts[-3:]))
 def test_committed_evidence_classifies_again_the_same(path):
-    ev = json.loads(path.read_text())
+    ev = load_evidence(path)  # refs resolved: the record as a classifier reads it
     assert classify(session(ev), ev["recipe"]) == (ev["outcome"], ev["observations"])
 
 

@@ -463,6 +463,7 @@ def test_merge_names_a_corrupt_file_of_the_destination(tmp_path, env, results):
     shard = tmp_path / "shard" / "claude" / "2.1.328"
     shard.mkdir(parents=True)
     shutil.copy(ROOT / "results" / "claude" / "2.1.328" / "hang-pretool.json", shard)
+    shutil.copytree(ROOT / "results" / "claude" / "2.1.328" / "_blobs", shard / "_blobs")  # what it refers to
     (results / "claude" / "2.1.328" / "hang-pretool.json").unlink()
     before = snapshot(tmp_path)
     one_line(

@@ -70,6 +70,9 @@ def shard_tree(tmp_path: Path, name: str, *cells: str) -> Path:
     for cell in cells:
         (tree / cell).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(RESULTS / f"{cell}.json", tree / f"{cell}.json")
+        blobs = (RESULTS / cell).parent / "_blobs"
+        if blobs.is_dir():  # what the record refers to (store.py)
+            shutil.copytree(blobs, (tree / cell).parent / "_blobs", dirs_exist_ok=True)
     return tree
 
 

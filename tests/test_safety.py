@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from probes.evidence import SCHEMA_VERSION
 from probes.recipes import load_all
 
 from .conftest import CLAUDE, COPILOT, need
@@ -254,7 +255,7 @@ def test_concurrent_runs_share_one_install_and_write_whole_evidence(real_tools, 
     assert sorted(p.name for p in versions.iterdir() if p.is_dir()) == ["2.1.328"]
     assert not list(versions.glob(".*partial*"))
     for f in (tmp_path / "results").rglob("*.json"):
-        assert json.loads(f.read_text())["schema_version"] == 1
+        assert json.loads(f.read_text())["schema_version"] == SCHEMA_VERSION
     assert not list((tmp_path / "results").rglob("*.tmp"))
 
 

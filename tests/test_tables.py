@@ -60,9 +60,9 @@ def test_diff_of_a_version_without_evidence_is_one_line(results):
 
 def test_cite_gives_fact_version_digest_and_claim(results):
     out = probe("cite", "copilot@1.0.92", "exit2-pretool", "--results", str(results)).stdout
-    import hashlib
+    from probes.tables import evidence_digest
 
-    digest = hashlib.sha256((results / "copilot" / "1.0.92" / "exit2-pretool.json").read_bytes()).hexdigest()
+    digest = evidence_digest(results / "copilot" / "1.0.92" / "exit2-pretool.json")  # the record and its blobs
     assert "Outcome: **denied**" in out and "copilot 1.0.92" in out and digest in out
     assert 'Agrees with copilot changelog 1.0.70: "preToolUse hooks that exit with code 2 deny tool calls"' in out
 

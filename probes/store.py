@@ -1,0 +1,239 @@
+"""Compact evidence: what repeats across records (system prompts, tool lists, environment
+blocks) is stored once per agent version, content-addressed, and the record refers to it.
+
+    results/<agent>/<version>/<recipe>.json          the record
+    results/<agent>/<version>/_blobs/<sha256>.txt    a value it refers to, as {"ref": "sha256:<hex>"}
+
+A blob is UTF-8 text: a string as itself, any other JSON value in the record's own layout
+(`dumps`). Its name is the sha256 of its bytes. Only the places in SLOTS may hold a ref, and a
+value goes to a blob only when it is at least BLOB_MIN bytes (a ref costs about 80). Readers
+resolve refs transparently (`resolve`, from evidence.load_evidence): a record reads the same
+whether a value is inline or stored. Blobs are written before the record that refers to them,
+so a reader never meets a ref without its blob; a blob that is missing, too big, or whose
+bytes do not hash to its name makes the record unreadable, with one line naming both."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .limits import BLOB_MAX_BYTES, EVIDENCE_MAX_BYTES, EXPANDED_MAX_BYTES, BadFile, decode, parse_json, read_bounded
+
+BLOBS = "_blobs"  # beside the records of one agent version; the */*/*.json globs never reach it
+BLOB_SUFFIX = ".txt"
+BLOB_MIN = 128
+WIDTH = 160  # a value whose JSON fits on one line this wide is written on one line
+REF_RE = re.compile(r"sha256:([0-9a-f]{64})\Z")
+BLOB_NAME_RE = re.compile(r"[0-9a-f]{64}\.txt\Z")
+
+# Where a ref may stand, and what its blob holds: "text" (a string) or "json" (any JSON value).
+SLOTS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("model_requests", "*", "messages", "*", "text"), "text"),  # system prompts, above all
+    (("model_requests", "*", "tools"), "json"),
+    (("invocations", "*", "env"), "json"),
+    (("cli", "env_names"), "json"),
+    (("transcript", "*", "screen"), "text"),
+)
+
+
+# ---------------------------------------------------------------- the record's layout
+
+
+def dumps(value: Any, width: int = WIDTH) -> str:
+    """JSON with sorted keys, indented two spaces, where every object or list whose compact
+    form fits in `width` columns stays on one line: diffs stay line by line, records small."""
+    out: list[str] = []
+
+    def enc(v: Any, depth: int, used: int) -> None:
+        flat = json.dumps(v, sort_keys=True, ensure_ascii=False)
+        if not isinstance(v, (dict, list)) or not v or depth * 2 + used + len(flat) <= width:
+            out.append(flat)
+            return
+        pad = "  " * (depth + 1)
+        if isinstance(v, dict):
+            items = sorted(v.items())
+            out.append("{\n")
+            for i, (k, x) in enumerate(items):
+                key = json.dumps(k, ensure_ascii=False) + ": "
+                out.append(pad + key)
+                enc(x, depth + 1, len(key) + 1)
+                out.append(",\n" if i < len(items) - 1 else "\n")
+            out.append("  " * depth + "}")
+        else:
+            out.append("[\n")
+            for i, x in enumerate(v):
+                out.append(pad)
+                enc(x, depth + 1, 1)
+                out.append(",\n" if i < len(v) - 1 else "\n")
+            out.append("  " * depth + "]")
+
+    enc(value, 0, 0)
+    return "".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- refs
+
+
+def is_ref(value: Any) -> bool:
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("ref"), str)
+
+
+def ref_hex(value: dict[str, Any]) -> str:
+    m = REF_RE.match(value["ref"])
+    if not m:
+        raise BadFile(f"a ref that is not sha256:<64 hex digits>: {value['ref'][:80]!r}")
+    return m.group(1)
+
+
+def slots(record: dict[str, Any]) -> Iterator[tuple[Any, Any, str]]:
+    """(container, key, kind) for every slot present in `record`."""
+    for path, kind in SLOTS:
+        todo: list[Any] = [record]
+        for step in path[:-1]:
+            nxt: list[Any] = []
+            for c in todo:
+                if step == "*":
+                    nxt += c if isinstance(c, list) else []
+                elif isinstance(c, dict) and step in c:
+                    nxt.append(c[step])
+            todo = nxt
+        for c in todo:
+            if isinstance(c, dict) and path[-1] in c:
+                yield c, path[-1], kind
+
+
+def refs(record: dict[str, Any]) -> list[str]:
+    """The blobs a stored record refers to (sha256 hex), each once, in ascending order."""
+    return sorted({ref_hex(c[k]) for c, k, _ in slots(record) if is_ref(c[k])})
+
+
+def blob_of(value: Any, kind: str) -> bytes | None:
+    """The blob a slot's value would be stored as, or None to keep it inline."""
+    if value is None:
+        return None
+    if kind == "text" and not isinstance(value, str):
+        return None
+    try:
+        data = (value if kind == "text" else dumps(value)).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: kept inline, as JSON escapes it
+        return None
+    if kind == "json" and is_ref(value):
+        return data  # a value shaped like a ref is always stored, so a ref is never ambiguous
+    return data if len(data) >= BLOB_MIN else None
+
+
+def compact(record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The record as stored (a copy, refs in place of the values moved out), and the blobs
+    it needs: sha256 hex -> bytes."""
+    stored: dict[str, Any] = json.loads(json.dumps(record))
+    blobs: dict[str, bytes] = {}
+    for c, k, kind in list(slots(stored)):
+        data = blob_of(c[k], kind)
+        if data is not None:
+            digest = hashlib.sha256(data).hexdigest()
+            blobs[digest] = data
+            c[k] = {"ref": f"sha256:{digest}"}
+    return stored, blobs
+
+
+class Blobs:
+    """Reads blobs bounded and checked against their names, each file once. `known` (sha256
+    hex -> bytes, checked already) stands in for a blob that is missing or spoiled on disk:
+    merge checks a destination with the blobs it is about to write."""
+
+    def __init__(self, known: dict[str, bytes] | None = None) -> None:
+        self.read: dict[Path, bytes] = {}
+        self.known = known or {}
+
+    def get(self, directory: Path, digest: str) -> bytes:
+        path = directory / BLOBS / f"{digest}{BLOB_SUFFIX}"
+        if path not in self.read:
+            try:
+                data = read_bounded(path, BLOB_MAX_BYTES, follow=False)
+                if hashlib.sha256(data).hexdigest() != digest:
+                    raise BadFile("does not hash to its name (corrupt)")
+            except BadFile as e:
+                if digest in self.known:
+                    return self.known[digest]
+                why = "missing" if not path.exists() and not path.is_symlink() else str(e)
+                raise BadFile(f"its blob {BLOBS}/{path.name}{'' if why.startswith('does') else ':'} {why}") from None
+            self.read[path] = data
+        return self.read[path]
+
+
+def resolve(record: dict[str, Any], directory: Path, blobs: Blobs | None = None) -> dict[str, Any]:
+    """`record` (as stored in `directory`) with every ref replaced by its value, in place.
+    BadFile, naming the blob, when one cannot be read or is not what its name says; the
+    values a record expands to are bounded in all (a ref may repeat)."""
+    blobs = blobs or Blobs()
+    total = 0
+    parsed: dict[str, Any] = {}
+    for c, k, kind in list(slots(record)):
+        if not is_ref(c[k]):
+            continue
+        digest = ref_hex(c[k])
+        data = blobs.get(directory, digest)
+        total += len(data)
+        if total > EXPANDED_MAX_BYTES:
+            raise BadFile(f"its refs expand beyond {EXPANDED_MAX_BYTES} bytes")
+        if kind == "text":
+            c[k] = decode(data)
+        else:
+            if digest not in parsed:
+                parsed[digest] = parse_json(data)
+            c[k] = copy_json(parsed[digest])
+    return record
+
+
+def copy_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------- writing
+
+
+def save(path: Path, record: dict[str, Any], write: Callable[[Path, str], None]) -> None:
+    """Store `record` (full, JSON values) at `path`: its blobs first (a blob already there
+    with the right bytes is left alone), then the record, each through `write` (atomic)."""
+    stored, blobs = compact(record)
+    for digest, data in blobs.items():
+        put_blob(path.parent, digest, data, write)
+    write(path, dumps(stored))
+
+
+def put_blob(directory: Path, digest: str, data: bytes, write: Callable[[Path, str], None]) -> bool:
+    """Write one blob unless it is there already, byte for byte. True when written."""
+    path = directory / BLOBS / f"{digest}{BLOB_SUFFIX}"
+    try:
+        if read_bounded(path, BLOB_MAX_BYTES, follow=False) == data:
+            return False
+    except BadFile:
+        pass  # missing, or not what it should be: (re)written
+    write(path, data.decode("utf-8"))
+    return True
+
+
+def unreferenced(directory: Path) -> list[Path] | None:
+    """The blobs in `directory`/_blobs no record in `directory` refers to; None when a record
+    there cannot be read (then nothing can be said unreferenced)."""
+    store = directory / BLOBS
+    if not store.is_dir():
+        return []
+    wanted: set[str] = set()
+    for path in directory.glob("*.json"):
+        try:
+            record = parse_json(read_bounded(path, EVIDENCE_MAX_BYTES, follow=False))
+            if not isinstance(record, dict):
+                return None
+            wanted.update(refs(record))
+        except BadFile:
+            return None
+    return sorted(p for p in store.iterdir() if BLOB_NAME_RE.match(p.name) and p.name.removesuffix(BLOB_SUFFIX) not in wanted)
