@@ -219,7 +219,7 @@ def upgrade(record: dict[str, Any]) -> dict[str, Any]:
     from .normalise import hook_python, known_values, normalise
 
     parts = {k: record[k] for k in Collected.model_fields if k in record}
-    known = known_values(None, record.get("run_id"), hook_python(record.get("invocations") or []))
+    known = known_values(None, record.get("run_id"), hook_python(parts))
     return {**record, **normalise(parts, known), "schema_version": max(SCHEMA_VERSION, record.get("schema_version", 1))}
 
 

@@ -25,6 +25,7 @@ ids across invocations sees the same equalities.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -119,12 +120,18 @@ def known_values(run_root: str | None, run_id: str | None, python: str | None) -
     return known
 
 
-def hook_python(invocations: list[dict[str, Any]]) -> str | None:
+# How plan.hook_command starts the hook, as a CLI quotes it back ("Stop hook error from
+# command: /path/python3 -S -E -s $RUN/bin/hook.py 0-stop")
+HOOK_COMMAND_RE = re.compile(r"(/[^\s\"'\\]*python[0-9.]*) -S -E -s \$RUN/bin/hook\.py")
+
+
+def hook_python(record: dict[str, Any]) -> str | None:
     """The hooks' interpreter as a record shows it: the `_` of a hook's environment (the
-    program its shell ran), when it is a python."""
-    for inv in invocations:
-        env = inv.get("env")
+    program its shell ran), when it is a python; else the hook command a CLI quoted."""
+    for inv in record.get("invocations") or []:
+        env = inv.get("env") if isinstance(inv, dict) else None
         exe = env.get("_") if isinstance(env, dict) else None
         if isinstance(exe, str) and exe.startswith("/") and exe.rsplit("/", 1)[-1].startswith("python"):
             return exe
-    return None
+    m = HOOK_COMMAND_RE.search(json.dumps(record, ensure_ascii=False))
+    return m.group(1) if m else None

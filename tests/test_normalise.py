@@ -111,8 +111,11 @@ def test_keys_keep_their_order_and_normalising_twice_changes_nothing():
 
 
 def test_the_hooks_interpreter_is_read_off_a_record():
-    assert hook_python([{"env": {}}, {"env": {"_": "/tmp/venv/bin/python3"}}]) == "/tmp/venv/bin/python3"
-    assert hook_python([{"env": {"_": "/usr/bin/env"}}, {"env": {"_": "$PYTHON"}}]) is None
+    invocations = [{"env": {}}, {"env": {"_": "/tmp/venv/bin/python3"}}]
+    assert hook_python({"invocations": invocations}) == "/tmp/venv/bin/python3"
+    assert hook_python({"invocations": [{"env": {"_": "/usr/bin/env"}}, {"env": {"_": "$PYTHON"}}]}) is None
+    quoted = 'Stop hook blocking error from command: "/opt/v/bin/python3.11 -S -E -s $RUN/bin/hook.py 0-stop": no'
+    assert hook_python({"invocations": [], "cli": {"stdout_tail": quoted}}) == "/opt/v/bin/python3.11"
 
 
 def test_a_version_1_record_upgrades_to_stable_names():
