@@ -10,7 +10,8 @@ offsets, pids) and the run's identity (run_id, started_at).
     $RUN_ID     the run's id (PROBE_RUN_ID) inside the session; the record keeps it as run_id
     $WORKSPACE_COMMIT  the workspace's one git commit (its date makes it differ per run),
                 full or abbreviated
-    $PYTHON     the interpreter the hooks run with (the `_` of a hook's environment)
+    $PYTHON     the interpreter the hooks run with (the `_` of a hook's environment, the
+                hook command a CLI quotes back)
     $PORT       a loopback port (the scripted model's); $PORT_2, ... for other ports
     $UUID_1     UUIDs (session, prompt, request ids), numbered by first appearance
     $CALL_1     tool-call ids the scripted model made up (toolu_..., call_...), likewise
@@ -31,8 +32,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-RUN_DIR_PREFIX = "probe-run-"  # rundirs.PREFIX (a random 8-character suffix follows)
-# A run directory's name, and its slug (as Claude encodes a path), e.g. -tmp-probe-run-ab_12cd3
+# A run directory's name (rundirs.PREFIX and 8 random characters), and its slug (as Claude
+# encodes a path, "_" as "-"), e.g. -tmp-probe-run-ab-12cd3
 RUN_NAME_RE = re.compile(r"probe-run-[a-z0-9_]{8}(?![A-Za-z0-9_])")
 RUN_SLUG_RE = re.compile(r"-(?:[A-Za-z0-9]+-)*probe-run-[a-z0-9-]{8}(?![A-Za-z0-9])")
 PORT_RE = re.compile(r"(?<![\w.])(127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):(\d{1,5})(?!\d)")
