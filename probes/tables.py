@@ -15,9 +15,11 @@ from typing import NotRequired, TypedDict
 
 from tabulate import tabulate
 
+from .claims import verdict_of
 from .classify import CLASSIFIERS
 from .errors import InputError
 from .evidence import Evidence, load_evidence, write_atomic
+from .legend import CLAIM_HEADERS, claim_marks, claims_list, legend, legend_html
 from .limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
 from .spec import semver_key
 from .store import Blobs, refs
@@ -86,16 +88,9 @@ def key_observation(record: Evidence, classifier: str | None) -> str:
     return str(value)
 
 
-def claim_mark(record: Evidence) -> str:
-    judged = [c for c in record.claims if c.get("agrees") is not None]
-    if not judged:
-        return ""
-    return " ✓claim" if all(c["agrees"] for c in judged) else " ✗claim"
-
-
 def cell_text(cell: Cell, classifier: str | None) -> str:
-    obs = key_observation(cell.record, classifier)
-    return f"{cell.label}{' ' + obs if obs else ''}{claim_mark(cell.record)}"
+    parts = [cell.label, key_observation(cell.record, classifier), claim_marks(cell.record)]
+    return " ".join(p for p in parts if p)
 
 
 def matrix(cells: list[Cell], agent: str, classifiers: Classifiers) -> tuple[list[str], list[list[str]]]:
@@ -120,6 +115,11 @@ def markdown(cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = 
                 + tabulate(side, headers=["command hook", "extension", "version", "command", "extension"], tablefmt="github")
                 + "\n"
             )
+        claims = [[cell.replace("|", "\\|") for cell in row] for row in claims_list(cells, agent)]
+        if claims:
+            out.append(f"### {agent}: claims\n\n" + tabulate(claims, headers=CLAIM_HEADERS, tablefmt="github") + "\n")
+    if cells:
+        out.append(legend(classifiers))
     return "\n".join(out)
 
 
@@ -177,7 +177,8 @@ def write_index(results: Path, cells: list[Cell], classifiers: Classifiers, pair
             "check the results directory",
         )
         written.append(page)
-    write_atomic(results / "README.md", "\n".join(index) + "\n", "table", "check the results directory")
+    index += ["", legend(classifiers).replace("### Reading a cell", "## Reading a cell")]
+    write_atomic(results / "README.md", "\n".join(index).rstrip("\n") + "\n", "table", "check the results directory")
     return [results / "README.md", *written]
 
 
@@ -319,8 +320,9 @@ def cite(cell: Cell) -> str:
         f"- Control: `{r.control or r.control_of}`",
     ]
     for c in r.claims:
-        verdict = {True: "agrees with", False: "**disagrees** with", None: "does not test (other version)"}[c["agrees"]]
-        lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"')
+        verdict = {"agrees": "agrees with", "disagrees": "**disagrees** with", "untested": "does not test"}[verdict_of(c)]
+        why = f" ({c['reason']})" if verdict_of(c) != "agrees" and c.get("reason") else ""
+        lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"{why}')
     return "\n".join(lines) + "\n"
 
 
@@ -355,9 +357,22 @@ def html_page(cells: list[Cell], classifiers: Classifiers, base: Path) -> str:
                     f"{html.escape(cell_text(c, classifiers.get(recipe)))}</a></td>"
                 )
             body.append(f'<tr data-group="{html.escape(group)}"><th>{html.escape(recipe)}</th>{"".join(tds)}</tr>')
+        claim_rows = "".join(
+            f'<tr data-group="{html.escape(classifiers.get(row[0], "other"))}">'
+            + "".join(f"<td>{html.escape(x)}</td>" for x in row)
+            + "</tr>"
+            for row in claims_list(cells, agent)
+        )
+        claim_head = "".join(f"<th>{html.escape(h)}</th>" for h in CLAIM_HEADERS)
+        claim_table = (
+            f"<h3>{html.escape(agent)}: claims</h3><table><thead><tr>{claim_head}</tr></thead><tbody>{claim_rows}</tbody></table>"
+            if claim_rows
+            else ""
+        )
         sections.append(
             f'<section data-agent="{html.escape(agent)}"><h2>{html.escape(agent)}</h2>'
-            f"<table><thead><tr><th>recipe</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></section>"
+            f"<table><thead><tr><th>recipe</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"{claim_table}</section>"
         )
     groups = sorted(set(classifiers.values()))
     agents = sorted({c.agent for c in cells})
@@ -376,11 +391,12 @@ td a {{ color: #000; text-decoration: none; }}
 thead th {{ background: #eee; position: sticky; top: 0; }}
 </style></head><body>
 <h1>probe evidence</h1>
-<p>Recipes by version; each cell is the outcome label, its key observation and whether the
-recipe's claims agree, linked to its evidence.
+<p>Recipes by version; each cell is the outcome label, its key observation and a mark per
+claim (see Reading a cell, below), linked to its evidence.
 Agent <select id="agent"><option>all</option>{opts(agents)}</select>
 Recipe group <select id="group"><option>all</option>{opts(groups)}</select></p>
 {"".join(sections)}
+{legend_html(classifiers)}
 <script>
 function filter() {{
   const a = document.getElementById('agent').value, g = document.getElementById('group').value;

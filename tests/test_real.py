@@ -30,7 +30,15 @@ def expected(spec: str, recipe: str) -> str:
     return json.loads(path.read_text())["outcome"]
 
 
-CASES = [(spec, name) for spec in SPECS for name, r in sorted(RECIPES.items()) if spec.split("@")[0] in r.agents]
+LONG_S = 60  # a slow recipe longer than this runs nightly and on demand (pytest -m long), not in every CI run
+
+
+def case(spec: str, name: str):
+    long = RECIPES[name].slow and RECIPES[name].budget_s > LONG_S
+    return pytest.param(spec, name, marks=[pytest.mark.long] if long else [])
+
+
+CASES = [case(spec, name) for spec in SPECS for name, r in sorted(RECIPES.items()) if spec.split("@")[0] in r.agents]
 
 
 @pytest.mark.parametrize("spec, recipe", CASES)

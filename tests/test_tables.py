@@ -13,6 +13,7 @@ import pytest
 from probes import matrix, spec
 from probes.agents import AGENTS
 from probes.errors import InputError
+from probes.recipes import load_all
 
 RESULTS = Path(__file__).parent.parent / "results"
 
@@ -125,3 +126,29 @@ def test_html_view_renders_in_headless_chromium(results, tmp_path):
     assert '<tr data-group="liveness">' in dom and '<tr data-group="decision" hidden="">' in dom
     link = "results/claude/2.1.328/hang-pretool.json"  # relative to the page
     assert f'href="{link}"' in dom
+
+
+def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):
+    from probes import legend, tables
+
+    def cell(agent: str, version: str, recipe: str) -> str:
+        (c,) = tables.load(results, agent, recipe, version)
+        return tables.cell_text(c, load_all()[recipe].classifier)
+
+    assert cell("copilot", "1.0.92", "ext-exit-pretool").endswith(" ✓1 ✓2 ?3")  # ran, later calls ran, status not recorded
+    assert cell("claude", "2.1.328", "default-timeout-pretool") == "held ?"  # 40 s cannot show a 600 s default
+    assert cell("copilot", "1.0.92", "env-pretool") == "recorded ?"  # no trace was started: not ✗
+    assert cell("copilot", "1.0.80", "payload-pretool") == "recorded string ✓2"  # claims 1 and 3 name 1.0.81+
+    assert cell("copilot", "1.0.92", "hang-pretool") == "fail-open 3.0s ✓"
+    assert probe("table", "--results", str(results)).returncode == 0
+    page = (results / "copilot.md").read_text()
+    for text in (page, (results / "README.md").read_text()):
+        assert "✓ the claim agrees" in text and "✗ it disagrees" in text and "? untested" in text
+        for name, c in tables.CLASSIFIERS.items():  # every key observation a cell may show
+            assert c.key is None or f"`{c.key}` ({name})" in text
+    assert "| ext-exit-pretool          |   3 |" in page and "the harness does not record an extension's status" in page
+    assert set(legend.KEY_MEANS) >= {c.key for c in tables.CLASSIFIERS.values() if c.key}
+    html_out = results / "index.html"
+    assert probe("table", "--format", "html", "--results", str(results), "--output", str(html_out)).returncode == 0
+    text = html_out.read_text()
+    assert 'id="legend"' in text and "? untested" in text and "copilot: claims" in text
