@@ -125,3 +125,14 @@ def test_the_audited_claims_are_untested_where_their_run_cannot_show_them():
     for version in ("1.0.81", "1.0.92", "1.0.102"):
         trace = claims("copilot", version, "payload-pretool")[0]
         assert trace["verdict"] == "untested" and trace["reason"].startswith("no trace was started")
+
+
+def test_a_claim_names_only_known_needs():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        Claim(source="d", says="s", agent="copilot", needs={"precondition": "a-full-moon"})
+    with pytest.raises(ValidationError):
+        Claim(source="d", says="s", agent="copilot", needs={"budget_s": 0})
+    with pytest.raises(ValidationError):
+        Claim(source="d", says="s", agent="copilot", needs={"minutes": 3})
