@@ -71,6 +71,9 @@ PRECONDITIONS: dict[str, Precondition] = {
         "no trace was started: the run did not turn OpenTelemetry on (" + ", ".join(OTEL_ON[:3]) + ")",
     ),
     "extension-status": Precondition(lambda run: False, "the harness does not record an extension's status"),
+    "prompt-history": Precondition(
+        lambda run: False, "the run does not record the session's prompt history (a -p session has one prompt)"
+    ),
 }
 
 

@@ -129,7 +129,7 @@ class Action(Strict):
         return self
 
 
-Precondition = Literal["trace", "extension-status"]  # what a run may have to set up (see probes/claims.py)
+Precondition = Literal["trace", "extension-status", "prompt-history"]  # what a run may have to set up (see probes/claims.py)
 PRECONDITION_NAMES: tuple[str, ...] = get_args(Precondition)
 
 
