@@ -132,6 +132,19 @@ class CliRun(Record):
     secrets_given: list[str] | None = None  # which of them the harness gave as credentials (fake canaries)
 
 
+class HarnessTimes(Record):
+    """Where a probe's wall time went, in seconds, so the harness's own cost shows beside the
+    CLI's (`cli_s`) and a regression shows in the records."""
+
+    startup_s: float  # the probe process's start (or the previous probe's end) to this probe
+    prepare_s: float  # resolve, recipe, workspace, hooks, runner plan
+    launch_s: float  # the backend and runner starting, until the CLI is started
+    cli_s: float  # the CLI's session (cli.wall_s)
+    teardown_s: float  # the CLI's exit until the backend returns: sweep, model server, runner
+    record_s: float  # collect, classify, build the record
+    total_s: float  # all of it: what the harness adds is total_s - cli_s
+
+
 class Collected(Record):
     """What a session left, collected and scrubbed (probes/collect.py): the parts of the
     evidence record a classifier reads (classify.Session), with every invocation and model
@@ -192,6 +205,7 @@ class Evidence(Record):
     mode: str = "prompt"  # prompt (-p) or interactive (a terminal session driven step by step)
     transcript: Transcript = None  # interactive: each step, when, how it ended, the screen after
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
+    harness: HarnessTimes | None = None  # the probe's phases (absent in records made before they were timed)
 
     def to_json(self) -> str:
         """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import platform
 import shutil
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +22,13 @@ from .claims import Run, judge
 from .classify import label
 from .collect import REQUESTS_KEPT, collect, iso, sample
 from .errors import InputError
-from .evidence import Collected, Evidence, check_writable, evidence_path, save_evidence
+from .evidence import Collected, Evidence, HarnessTimes, check_writable, evidence_path, save_evidence
 from .plan import RunDirs, register_hooks, runner_plan, workspace
 from .recipes import ResolvedRecipe
 from .recipes import get as get_recipe
 from .redact import redact
 from .runner.contract import Plan
+from .runner.hook import process_start
 
 RUNNER_FILES = ("runner.py", "contract.py", "model.py", "hook.py", "terminal.py", "jail.py")
 
@@ -132,9 +134,14 @@ def probe_repeated(
     return records, path
 
 
+_previous_end: list[float] = []  # when this process's last probe ended (the next one's start-up begins there)
+
+
 def probe(
     spec_text: str, recipe_name: str, results: Path, backend_name: str = "local", write: bool = True
 ) -> tuple[Evidence, Path]:
+    entered = time.time()
+    began = _previous_end[-1] if _previous_end else process_start()
     agent, requested, version = resolve(spec_text)
     recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
@@ -151,7 +158,9 @@ def probe(
         workspace(run)
         hooks = register_hooks(agent, recipe, run, backend.python())
         plan = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
+        planned = time.time()
         ran = backend.run(run.root, plan)
+        returned = time.time()
         session, secrets = collect(recipe, run, hooks, plan, ran.result, prefix, backend.python())
         outcome, observations = label(recipe.classifier, session.classifiable())
         probed = Probed(
@@ -170,6 +179,19 @@ def probe(
             hooks.route,
         )
         ev = build_evidence(probed)
+    built = time.time()
+    result = ran.result
+    phases = {
+        "startup_s": entered - began,
+        "prepare_s": planned - entered,
+        "launch_s": result["started_at"] - planned,
+        "cli_s": result["wall_s"],
+        "teardown_s": returned - result["cli_ended_at"],
+        "record_s": built - returned,
+        "total_s": built - began,
+    }
+    ev = ev.model_copy(update={"harness": HarnessTimes(**{k: round(v, 3) for k, v in phases.items()})})
+    _previous_end[:] = [time.time()]
     path = evidence_path(results, ev)
     if write:
         save_evidence(path, ev)

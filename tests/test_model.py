@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 import urllib.request
 
 import pytest
@@ -36,11 +35,10 @@ EXPECTED_ARGS = {"command": "echo hi", "description": "probe step"}
 
 @pytest.fixture
 def server(tmp_path):
-    """Start a ScriptedModel; serve with a short poll interval so shutdown is quick."""
+    """Start a ScriptedModel as the runner does; it stops at once when the test ends."""
 
     def start(script=SCRIPT):
-        model = ScriptedModel(script, tmp_path / "model.jsonl")
-        threading.Thread(target=model.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+        model = ScriptedModel(script, tmp_path / "model.jsonl").__enter__()
         started.append(model)
         return model
 

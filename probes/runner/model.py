@@ -19,6 +19,8 @@ and do not count as turns. Every request is appended to a JSONL log for the harn
 from __future__ import annotations
 
 import json
+import os
+import selectors
 import threading
 import time
 import uuid
@@ -322,15 +324,32 @@ class ScriptedModel:
         self.httpd = ThreadingHTTPServer((host, 0), handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._wake_r, self._wake_w = os.pipe()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        """Accept until woken through the pipe. (serve_forever's shutdown() waits out its poll
+        interval, up to 0.5 s after the CLI has exited: a third of a short probe.)"""
+        self.httpd.timeout = None
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.httpd, selectors.EVENT_READ)
+            sel.register(self._wake_r, selectors.EVENT_READ)
+            while True:
+                for key, _ in sel.select():
+                    if key.fileobj == self._wake_r:
+                        return
+                    self.httpd.handle_request()  # ready: accepts at once, a thread serves it
 
     def __enter__(self) -> ScriptedModel:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
+        os.write(self._wake_w, b"x")
+        self._thread.join()
         self.httpd.server_close()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
 
     def log(self, entry: ModelLogEntry) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -187,6 +188,20 @@ class Session:
         return cli_ended, left, killed
 
 
+def exit_waiter(pid: int) -> Callable[[float], None]:
+    """A wait of at most N seconds that ends the moment `pid` exits (its pidfd turns readable),
+    so the CLI's exit is seen at once, not at the next poll."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # a kernel before 5.3
+        return time.sleep
+
+    def wait(timeout_s: float) -> None:
+        select.select([fd], [], [], timeout_s)
+
+    return wait
+
+
 def prompt_session(s: Session) -> Ended:
     """The CLI with the plan's argv (a -p prompt), until it ends or the budget does."""
     plan = s.plan
@@ -205,6 +220,7 @@ def prompt_session(s: Session) -> Ended:
         except OSError as e:
             raise CannotStart(f"cannot start {plan['argv'][0]}: {e.strerror}") from None
     timed_out = False
+    exited = exit_waiter(proc.pid)
     while proc.poll() is None:
         s.watcher.poll()
         if s.interrupted:
@@ -212,7 +228,7 @@ def prompt_session(s: Session) -> Ended:
         if time.time() >= s.deadline:
             timed_out = True
             break
-        time.sleep(POLL_S)
+        exited(POLL_S)
     cli_ended, left, killed = s.sweep([proc.pid])
     exit_code = proc.wait()
     s.watcher.poll()
