@@ -1,0 +1,333 @@
+"""`probe bisect`: the search (bisect.py) run on real CLIs. Each version is probed as `probe
+run` probes it (run.probe_repeated, so its evidence is written as usual), N at a time with
+--jobs N, while the versions the next round may need install in the background. When a
+boundary is found, the recipe's control is probed on both its versions: a verdict the
+control shares is not earned, and the report says so."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import install, spec
+from .agents import AGENTS, Agent
+from .bisect import Bisection, Point, point_json, search
+from .errors import InputError, ProbeError
+from .timeline import candidates_of, compact, write_snapshot
+
+PREFETCH_WORKERS = 2  # npm installs beside the probes: more would starve 2 cores
+
+
+def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int, observation: str | None) -> Point:
+    """One version probed `repeat` times (its evidence written), as a Point: its verdict,
+    flaky when the runs disagree, skipped (with the reason) when it cannot install or run, or
+    when another version ran than the one asked (version_mismatch)."""
+    from .run import probe_repeated
+
+    try:
+        records, path = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)
+    except ProbeError as e:
+        return Point(version, reason=str(e))
+    except Exception as e:  # one broken version must not stop the search
+        return Point(version, reason=f"{type(e).__name__}: {e}")
+    last = records[-1]
+    if last.executed_version != version:
+        return Point(version, outcome=last.outcome, reason=f"ran {last.executed_version} (version_mismatch)", evidence=str(path))
+    values = [r.outcome if observation is None else compact(r.observations.get(observation)) for r in records]
+    flaky = tuple(values) if len(set(values)) > 1 else ()
+    return Point(version, None if flaky else values[-1], last.outcome, values=flaky, evidence=str(path))
+
+
+class Runner:
+    """Probes versions of one recipe, `jobs` at a time, and installs ahead in the background."""
+
+    def __init__(self, agent: Agent, recipe: str, results: Path, jobs: int = 1, repeat: int = 1, observation: str | None = None):
+        self.agent, self.recipe, self.results = agent, recipe, results
+        self.jobs, self.repeat, self.observation = jobs, repeat, observation
+        self.installer = ThreadPoolExecutor(PREFETCH_WORKERS, thread_name_prefix="prefetch")
+        self.pool: ProcessPoolExecutor | None = None
+
+    def probe(self, versions: list[str], recipe: str | None = None, observation: str | None = None) -> list[Point]:
+        name, obs = recipe or self.recipe, observation if recipe else self.observation
+        args = [(self.agent.name, v, name, str(self.results), self.repeat, obs) for v in versions]
+        for v in versions:
+            print(f"probe: bisect: probing {self.agent.name}@{v} {name}", file=sys.stderr, flush=True)
+        if self.jobs == 1 or len(versions) == 1:
+            points = [probe_point(*a) for a in args]
+        else:
+            if self.pool is None:  # a worker ends with the bisect that started it, even when SIGKILLed
+                self.pool = ProcessPoolExecutor(self.jobs, initializer=_die_with_parent, initargs=(os.getpid(),))
+            points = list(self.pool.map(probe_point, *zip(*args, strict=True)))
+        for p in points:
+            what = p.value if not p.skipped else f"skipped ({p.reason})"
+            print(f"probe: bisect: {self.agent.name}@{p.version} {name}: {what}", file=sys.stderr, flush=True)
+        return points
+
+    def prefetch(self, versions: list[str]) -> None:
+        for v in versions:
+            if not install.installed(self.agent, v):
+                self.installer.submit(_install_quietly, self.agent, v)
+
+    def close(self) -> None:
+        self.installer.shutdown(wait=True, cancel_futures=True)  # a running npm install finishes
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _die_with_parent(parent: int) -> None:
+    from .runner.jail import die_with_parent
+
+    die_with_parent(signal.SIGKILL, parent)
+
+
+def _install_quietly(agent: Agent, version: str) -> None:
+    """A guess at what the next round probes: a failure here is the probe's to report."""
+    try:
+        install.install(agent, version)
+    except Exception:
+        pass
+
+
+# ---------------------------------------------------------------- the candidates
+
+
+def candidates(agent: Agent, start: str, end: str, results: Path, prereleases: bool = False) -> list[str]:
+    """The published versions from `start` to `end` (both published, start below end; `latest`
+    allowed), releases only unless `prereleases`; the registry's list is kept as the snapshot."""
+    pub = spec.published(agent.package)
+    lo = spec.resolve(spec.parse_spec(f"{agent.name}@{start}", AGENTS), agent.package, pub)
+    hi = spec.resolve(spec.parse_spec(f"{agent.name}@{end}", AGENTS), agent.package, pub)
+    if spec.semver_key(lo) >= spec.semver_key(hi):
+        raise InputError(f"--from {lo} must be older than --to {hi}")
+    results.mkdir(parents=True, exist_ok=True)
+    write_snapshot(results, agent.name, pub)
+    chosen = candidates_of(pub.versions, prereleases)
+    inner = [v for v in chosen if spec.semver_key(lo) < spec.semver_key(v) < spec.semver_key(hi)]
+    return [lo, *inner, hi]
+
+
+# ---------------------------------------------------------------- controls
+
+
+@dataclass(frozen=True)
+class Control:
+    recipe: str
+    version: str
+    outcome: str | None  # None: it could not run
+    recipe_outcome: str | None
+    reason: str | None = None
+
+    @property
+    def earned(self) -> bool | None:
+        """The recipe's label differs from its control's (None: not known)."""
+        return None if self.outcome is None or self.recipe_outcome is None else self.outcome != self.recipe_outcome
+
+
+def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path | None = None) -> list[Control]:
+    """The recipe's control probed on each point's version (its evidence written beside it);
+    with `reuse`, a control record already in that results directory is read instead."""
+    from .recipes import get
+
+    name = get(recipe).control_for(runner.agent.name)
+    if not name or not points:
+        return []
+    had = {p.version: _outcome(reuse / runner.agent.name / p.version / f"{name}.json") for p in points} if reuse else {}
+    todo = [p.version for p in points if had.get(p.version) is None]
+    got = {c.version: c for c in runner.probe(todo, recipe=name)} if todo else {}
+    out = []
+    for p in points:
+        c = got.get(p.version)
+        outcome = had.get(p.version) or (c.outcome if c and not c.skipped else None)
+        out.append(Control(name, p.version, outcome, p.outcome, c.reason if c else None))
+    return out
+
+
+def _outcome(path: Path) -> str | None:
+    from .evidence import load_evidence
+
+    try:
+        return str(load_evidence(path)["outcome"]) if path.exists() else None
+    except InputError:
+        return None
+
+
+# ---------------------------------------------------------------- the command's work
+
+
+@dataclass
+class Report:
+    agent: str
+    recipe: str
+    observation: str | None
+    start: str
+    end: str
+    bisection: Bisection
+    controls: list[Control] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    @property
+    def exit_status(self) -> int:
+        """0: a boundary, or the ends agree; 1: a cell that was needed could not run, or a
+        version was flaky (no boundary found)."""
+        return 0 if self.bisection.status in ("boundary", "agree") else 1
+
+
+def bisect(
+    agent: Agent,
+    recipe: str,
+    start: str,
+    end: str,
+    results: Path,
+    observation: str | None = None,
+    prereleases: bool = False,
+    repeat: int = 1,
+    jobs: int = 1,
+) -> Report:
+    t0 = time.monotonic()
+    chosen = candidates(agent, start, end, results, prereleases)
+    with Runner(agent, recipe, results, jobs, repeat, observation) as runner:
+        found = search(chosen, runner.probe, jobs, runner.prefetch)
+        ends = [p for p in (found.before, found.after) if p is not None and found.status == "boundary"]
+        checks = controls(runner, recipe, ends)
+    return Report(agent.name, recipe, observation, chosen[0], chosen[-1], found, checks, round(time.monotonic() - t0, 1))
+
+
+def as_json(r: Report) -> dict[str, Any]:
+    b = r.bisection
+    return {
+        "agent": r.agent,
+        "recipe": r.recipe,
+        "observation": r.observation,
+        "from": r.start,
+        "to": r.end,
+        "candidates": b.candidates,
+        "probed": b.probed,
+        "status": b.status,
+        "before": point_json(b.before, r.observation),
+        "after": point_json(b.after, r.observation),
+        "exact": b.exact,
+        "skipped": [{"version": p.version, "reason": p.reason} for p in b.skipped],
+        "flaky": {"version": b.flaky.version, "values": list(b.flaky.values), "interval": list(b.interval or ())}
+        if b.flaky
+        else None,
+        "reason": b.reason,
+        "controls": [
+            {"recipe": c.recipe, "version": c.version, "outcome": c.outcome, "earned": c.earned, "reason": c.reason}
+            for c in r.controls
+        ],
+        "wall_s": r.wall_s,
+    }
+
+
+def text(r: Report) -> str:
+    b = r.bisection
+    what = r.recipe + (f" ({r.observation})" if r.observation else "")
+    lines = [
+        f"{r.agent} {what} {r.start}..{r.end}: {len(b.candidates)} candidates, "
+        f"{len(b.probed)} probed in {r.wall_s:.0f}s ({', '.join(b.probed)})"
+    ]
+    if b.status == "boundary" and b.before and b.after:
+        exact = "exact: adjacent releases" if b.exact else "open: releases between could not run"
+        lines.append(f"boundary: {b.before.version} {b.before.value} | {b.after.version} {b.after.value} ({exact})")
+        lines.append(f"evidence: {b.before.evidence}, {b.after.evidence}")
+    elif b.status == "agree" and b.before:
+        lines.append(
+            f"the ends agree ({b.before.value} on both): no boundary to find; changes that come and go between them "
+            f"show with `probe timeline {r.agent} {r.recipe} --versions {r.start}..{r.end} --every K`"
+        )
+    elif b.status == "flaky" and b.flaky:
+        lo, hi = b.interval or ("?", "?")
+        lines.append(
+            f"flaky: {b.flaky.version} gave {' / '.join(b.flaky.values)} in {len(b.flaky.values)} runs, "
+            f"between {lo} and {hi}; stopped"
+        )
+    else:
+        lines.append(f"no boundary: {b.reason}")
+    for c in r.controls:
+        verdict = {
+            True: "differs from the recipe",
+            False: "SAME AS THE RECIPE: the verdict is not earned",
+            None: "could not run",
+        }[c.earned]
+        lines.append(f"control {c.recipe} on {c.version}: {c.outcome or c.reason} ({verdict})")
+    for p in b.skipped:
+        lines.append(f"skipped {p.version}: {p.reason}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- checks and the command
+
+
+def observation_names(recipe: str) -> list[str]:
+    """The observations the recipe's classifier always reports (its TypedDict's keys)."""
+    import typing
+
+    from .classify import CLASSIFIERS
+    from .recipes import get
+
+    fn = CLASSIFIERS[get(recipe).classifier].fn
+    obs = typing.get_args(typing.get_type_hints(fn).get("return"))
+    return list(typing.get_type_hints(obs[1])) if len(obs) == 2 else []
+
+
+def check_observation(recipe: str, observation: str | None) -> None:
+    from .suggest import perhaps
+
+    if observation is None:
+        return
+    known = observation_names(recipe)
+    if known and observation not in known:
+        raise InputError(
+            f"--observation {observation[:60]!r}: {recipe} reports no such observation "
+            f"(it reports {', '.join(known)}){perhaps(observation, known)}"
+        )
+
+
+def check_recipe(agent: Agent, recipe: str, observation: str | None) -> None:
+    """Everything about the input that can be refused before the registry is asked."""
+    from .options import recipe_named
+    from .run import load_recipe
+
+    recipe_named(recipe)
+    load_recipe(recipe, agent)  # applies to the agent
+    check_observation(recipe, observation)
+
+
+def cmd_bisect(args: Any) -> int:
+    import json
+
+    from .evidence import check_writable
+    from .options import agent_named
+
+    agent = agent_named(args.agent)
+    check_recipe(agent, args.recipe, args.observation)
+    for option, v in (("--from", args.start), ("--to", args.end)):
+        if not spec.SPEC_RE.fullmatch(f"{agent.name}@{v}"):
+            raise InputError(f"{option} {v[:40]!r}: expected an exact version (e.g. 1.0.80) or latest")
+    check_writable(Path(args.results))
+    r = bisect(
+        agent,
+        args.recipe,
+        args.start,
+        args.end,
+        Path(args.results),
+        args.observation,
+        args.prereleases,
+        args.repeat,
+        args.jobs or 1,
+    )
+    print(json.dumps(as_json(r), indent=2) if args.json else text(r))
+    return r.exit_status
