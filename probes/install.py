@@ -3,6 +3,10 @@
 A prefix is built in a temporary sibling directory and renamed into place only when the
 install (and the agent's own preparation) succeeded, under a file lock, so two `probe`
 processes never install the same version twice and nobody ever uses a half-built prefix.
+Before the rename, other platforms' files are dropped and identical files shared with other
+versions (slim.py); after it, PROBE_CACHE_MAX evicts least recently used versions (cache.py).
+Every process that uses a prefix holds it (cache.hold) until it exits, so none is evicted
+from under a probe.
 """
 
 from __future__ import annotations
@@ -10,12 +14,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import platformdirs
 from filelock import FileLock
 
+from . import cache, slim
 from .errors import HarnessError
 from .spec import npm, npm_error
 
@@ -38,17 +45,27 @@ def installed(agent: Agent, version: str) -> bool:
     return agent.binary_path(prefix_for(agent, version)).exists()
 
 
+def installed_in(agent_name: str, prefix: Path) -> bool:
+    """Whether `prefix` (cli/AGENT/VERSION) holds a complete install of the agent so named."""
+    from .agents import AGENTS
+
+    agent = AGENTS.get(agent_name)
+    return agent is not None and agent.binary_path(prefix).exists()
+
+
 def installed_versions(agent: Agent) -> list[str]:
     root = cache_root() / "cli" / agent.name
     return sorted(p.name for p in root.iterdir() if p.is_dir() and installed(agent, p.name)) if root.is_dir() else []
 
 
 def install(agent: Agent, version: str) -> Path:
-    """The prefix holding `agent` at `version`, installing it first if needed."""
+    """The prefix holding `agent` at `version`, installing it first if needed; held (in use)
+    by this process from now on."""
+    limit = cache.max_bytes()  # a bad PROBE_CACHE_MAX: one line before anything is installed
     prefix = prefix_for(agent, version)
+    cache.hold(prefix)
     if installed(agent, version):
         return prefix
-    prefix.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(prefix) + ".lock"):
         if installed(agent, version):  # another process finished while we waited
             return prefix
@@ -56,12 +73,28 @@ def install(agent: Agent, version: str) -> Path:
             shutil.rmtree(stale, ignore_errors=True)
         staging = prefix.with_name(f".{version}.partial-{os.getpid()}")
         try:
+            started = time.monotonic()
             _npm_install(agent.package, version, staging)
+            npm_s = time.monotonic() - started
             agent.prepare_install(staging)
+            dropped = slim.drop_foreign(staging, agent.binary_path(staging))
+            shared = slim.share(staging, cache_root() / "store")
+            record = cache.InstallRecord(
+                agent=agent.name,
+                version=version,
+                installed_at=datetime.now(UTC).isoformat(timespec="seconds"),
+                install_s=round(time.monotonic() - started, 2),
+                npm_s=round(npm_s, 2),
+                dropped_bytes=dropped,
+                shared_bytes=shared,
+            )
+            cache.write_record(prefix, record)
             shutil.rmtree(prefix, ignore_errors=True)  # a leftover without its binary
             staging.rename(prefix)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+    if limit is not None:
+        cache.evict(cache_root(), limit, installed_in)
     return prefix
 
 
