@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -98,22 +99,27 @@ def read_record(prefix: Path) -> InstallRecord | None:
 
 
 _HELD: dict[Path, IO[bytes]] = {}  # prefix -> its .use file, locked shared until we exit
+_HELD_LOCK = threading.Lock()  # installs may run in threads (bisect's prefetch)
 
 
 def hold(prefix: Path) -> None:
-    """Mark `prefix` as in use by this process (a shared lock kept until the process ends)
-    and as used now. Waits only while an eviction of it is under way."""
+    """Mark `prefix` as in use by this process (a shared lock kept until the process ends or
+    release(prefix)) and as used now. Waits only while an eviction of it is under way."""
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    f = _HELD.get(prefix)
-    if f is None:
-        f = open(use_path(prefix), "ab")  # noqa: SIM115 (held open for the process's life)
-        fcntl.flock(f.fileno(), fcntl.LOCK_SH)
-        _HELD[prefix] = f
-    os.utime(f.fileno())
+    with _HELD_LOCK:
+        f = _HELD.get(prefix)
+        if f is None:
+            f = open(use_path(prefix), "ab")  # noqa: SIM115 (held open for the process's life)
+            fcntl.flock(f.fileno(), fcntl.LOCK_SH)
+            _HELD[prefix] = f
+        os.utime(f.fileno())
 
 
 def release(prefix: Path) -> None:
-    f = _HELD.pop(prefix, None)
+    """This process no longer uses `prefix`: eviction may take it (a long bisect that is done
+    with a version says so, so that PROBE_CACHE_MAX can hold during the search)."""
+    with _HELD_LOCK:
+        f = _HELD.pop(prefix, None)
     if f is not None:
         f.close()
 

@@ -98,6 +98,12 @@ def install(agent: Agent, version: str) -> Path:
     return prefix
 
 
+def release(agent: Agent, version: str) -> None:
+    """This process is done with `agent` at `version`: PROBE_CACHE_MAX may evict it now
+    (otherwise it stays held until the process exits)."""
+    cache.release(prefix_for(agent, version))
+
+
 def _npm_install(package: str, version: str, staging: Path) -> None:
     staging.mkdir(parents=True)
     cmd = [npm(), "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"]
