@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import options
+from .bisecting import cmd_bisect
 from .errors import InputError, ProbeError
+from .fill import cmd_timeline
 from .options import UsageError, agent_named, recipe_named, spec_of
 
 if TYPE_CHECKING:
@@ -338,6 +340,8 @@ def parser() -> argparse.ArgumentParser:
             "merge": cmd_merge,
             "table": cmd_table,
             "diff": cmd_diff,
+            "bisect": cmd_bisect,
+            "timeline": cmd_timeline,
             "cite": cmd_cite,
             "reclassify": cmd_reclassify,
             "schema": cmd_schema,

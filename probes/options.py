@@ -230,6 +230,7 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     d.add_argument("--timings", action="store_true", help="also list timing observations (*_s)")
     add_json(d)
     d.set_defaults(func=commands["diff"])
+    add_ranges(sub, commands)  # bisect, timeline
 
     ci = sub.add_parser("cite", help="a Markdown block an ADR can paste")
     ci.add_argument("spec", metavar="AGENT@VERSION")
@@ -255,3 +256,47 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     add_json(v)
     v.set_defaults(func=commands["versions"])
     return p
+
+
+def add_ranges(sub: argparse._SubParsersAction[Parser], commands: Mapping[str, Command]) -> None:
+    """`bisect` and `timeline` (probes/bisecting.py, probes/fill.py; docs/ranges.md)."""
+
+    def common(c: argparse.ArgumentParser, verb: str) -> None:
+        c.add_argument("agent")
+        c.add_argument("recipe", help="recipe name (see `probe list`)")
+        c.add_argument("--observation", metavar="KEY", help="compare this observation's value, not the outcome label")
+        c.add_argument("--prereleases", action="store_true", help="pre-releases are candidates too")
+        add_repeat(c, f"probe each version N times; one whose runs disagree stops the {verb} as flaky")
+        c.add_argument(
+            "--jobs",
+            type=count("--jobs", 1, MAX_JOBS),
+            default=1,
+            metavar="N",
+            help="versions probed at once (N points of an interval; default 1)",
+        )
+        add_results(c)
+        add_json(c)
+
+    bi = sub.add_parser(
+        "bisect",
+        help="find the release where a recipe's verdict changed, in about log2(n) probes",
+        description="Probe --from and --to, then halve the published releases between them until two adjacent "
+        "ones give different verdicts; the recipe's control is probed on both. Exit 0 when a boundary was found "
+        "or the ends agree, 1 when a needed cell could not run or a version was flaky, 2 for bad input.",
+    )
+    common(bi, "bisect")
+    bi.add_argument("--from", dest="start", required=True, metavar="V1", help="an exact published version")
+    bi.add_argument("--to", dest="end", required=True, metavar="V2", help="a later published version, or latest")
+    bi.set_defaults(func=commands["bisect"])
+
+    tl = sub.add_parser(
+        "timeline",
+        help="a recipe's verdict as ranges of versions, boundaries exact or open",
+        description="From the evidence (offline) unless --fill (bisect every open boundary) or --every K "
+        "(probe every K-th release of --versions, then bisect between samples that differ).",
+    )
+    common(tl, "search")
+    tl.add_argument("--versions", metavar="RANGE", help="only these: LIST, RANGE (1.0.57..1.0.92) or latest:N")
+    tl.add_argument("--every", type=count("--every", 1, 10000), metavar="K", help="with --versions: sample every K-th release")
+    tl.add_argument("--fill", action="store_true", help="bisect every open boundary")
+    tl.set_defaults(func=commands["timeline"])

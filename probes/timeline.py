@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from .evidence import write_atomic
 from .limits import BadFile, load_json, warn
 from .spec import Published, is_prerelease, semver_key
 
@@ -108,6 +107,8 @@ def read_snapshot(results: Path, agent: str) -> list[str] | None:
 def write_snapshot(results: Path, agent: str, pub: Published) -> Path:
     """The registry's list now, as the snapshot later offline reads use (no timestamp: the
     same list writes the same bytes; git dates it)."""
+    from .evidence import write_atomic
+
     path = snapshot_path(results, agent)
     doc = {"agent": agent, "latest": pub.latest, "versions": sorted(pub.versions, key=semver_key)}
     write_atomic(path, json.dumps(doc, indent=1) + "\n", "versions snapshot", "check --results")
