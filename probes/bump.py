@@ -14,6 +14,7 @@ from .agents import get as get_agent
 from .errors import InputError
 from .evidence import check_writable
 from .limits import PLAN_MAX_BYTES, BadFile, load_json
+from .narrow import Narrowed
 
 VERDICTS_CHANGED = 3  # exit status of `probe bump` when some recipe's label changed
 
@@ -30,7 +31,10 @@ PlanSummary = TypedDict(
         "already_probed": int,
     },
 )
-StepJson = TypedDict("StepJson", {"from": str | None, "to": str, "compared": int, "changes": list[tables.Change]})
+StepJson = TypedDict(
+    "StepJson",
+    {"from": str | None, "to": str, "compared": int, "changes": list[tables.Change], "bisected": list[dict[str, Any]]},
+)
 
 
 class PlanReport(PlanSummary):
@@ -52,6 +56,7 @@ class Plan:
     recipe: str
     cells: list[matrix.Cell]
     already: int = 0  # cells of the new versions whose evidence exists (not run again)
+    sharded: bool = False  # one CI job's slice: it reports, but bisects nothing (narrow.py)
 
     def summary(self) -> PlanSummary:
         return {
@@ -73,6 +78,7 @@ class Step:
     after: str
     compared: int = 0
     changes: list[tables.Change] = field(default_factory=list)
+    narrowed: dict[str, Narrowed] = field(default_factory=dict)  # recipe -> its change bisected
 
     @property
     def verdicts(self) -> list[tables.Change]:
@@ -186,10 +192,10 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
             ]
             continue
         if s.verdicts:
-            lines += [f"| recipe | {s.before} | {s.after} | evidence |", "|---|---|---|---|"]
+            lines += [f"| recipe | {s.before} | {s.after} | changed in | evidence |", "|---|---|---|---|---|"]
             lines += [
-                f"| `{c['recipe']}` | {c['from']} | **{c['to']}** | {link(s.before, c['recipe'])} · "
-                f"{link(s.after, c['recipe'])} |"
+                f"| `{c['recipe']}` | {c['from']} | **{c['to']}** | {changed_in(s, c['recipe'])} | "
+                f"{link(s.before, c['recipe'])} · {link(s.after, c['recipe'])} |"
                 for c in s.verdicts
             ]
         else:
@@ -215,10 +221,37 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
     return "\n".join(lines)
 
 
+def changed_in(s: Step, recipe: str) -> str:
+    """The release that changed the verdict, as the bisect found it ("-": not bisected, e.g.
+    --report-only or a shard)."""
+    found = s.narrowed.get(recipe)
+    return found.text() if found else "-"
+
+
+def bisect_changes(p: Plan, steps: list[Step], results: Path, jobs: int | None) -> None:
+    """Each verdict change with unprobed releases between its two versions, bisected to the
+    release that made it (its evidence written as usual), so the report names that release."""
+    from .narrow import narrow
+
+    for s in steps:
+        if s.before and s.verdicts:
+            found = narrow(p.agent, s.before, s.after, [c["recipe"] for c in s.verdicts], results, jobs or 1)
+            s.narrowed = {n.recipe: n for n in found}
+
+
 def as_json(p: Plan, steps: list[Step], failed: list[matrix.Cell]) -> PlanReport:
     return {
         **p.summary(),
-        "steps": [{"from": s.before, "to": s.after, "compared": s.compared, "changes": s.changes} for s in steps],
+        "steps": [
+            {
+                "from": s.before,
+                "to": s.after,
+                "compared": s.compared,
+                "changes": s.changes,
+                "bisected": [n.as_json() for n in s.narrowed.values()],
+            }
+            for s in steps
+        ],
         "verdicts_changed": sum(len(s.verdicts) for s in steps),
         "failed": [asdict(c) for c in failed],
     }
@@ -257,7 +290,7 @@ def plans(
         chosen = [plan(a, results, start, recipe, prereleases, versions) for a in dict.fromkeys(agents or ())]
     if part:
         for p in chosen:
-            p.cells = matrix.shard(p.cells, *part)
+            p.cells, p.sharded = matrix.shard(p.cells, *part), True
     return chosen
 
 
@@ -298,6 +331,8 @@ def probe_and_report(plans: list[Plan], results: Path, jobs: int, report_only: b
             done = matrix.run(p.cells, results, jobs) if p.cells else []
         bad = [c for c in done if c.status != "done"]
         steps = compare(p, results)
+        if not (report_only or p.sharded):
+            bisect_changes(p, steps, results, jobs)
         night.reports.append(report(p, steps, bad, results, link_base))
         night.docs.append(as_json(p, steps, bad))
     return night

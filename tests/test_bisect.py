@@ -207,3 +207,22 @@ def test_real_bisect_finds_the_cwd_change(real_tools, tmp_path):
     timeline = probe_cmd("timeline", "copilot", "cwd-subdir", "--json", results=results)
     assert timeline.returncode == 0, timeline.stderr
     assert json.loads(timeline.stdout)["boundaries"][0] == {"before": "1.0.71", "after": "1.0.73", "exact": True}
+
+
+# ---------------------------------------------------------------- the nightly
+
+
+def test_bump_report_names_the_release_that_changed():
+    from probes import bump
+    from probes.narrow import Narrowed
+
+    p = bump.Plan("copilot", "1.0.57", "1.0.57", ["1.0.92"], "cwd-subdir", [])
+    change = {"recipe": "cwd-subdir", "what": "outcome", "from": "project-root", "to": "session-cwd"}
+    step = bump.Step("1.0.57", "1.0.92", 1, [change])
+    step.narrowed = {"cwd-subdir": Narrowed("cwd-subdir", ("1.0.57", "1.0.92"), "boundary", "1.0.71", "1.0.73", True, ["1.0.71"])}
+    text = bump.report(p, [step], [], bump.Path("results"))
+    assert "| changed in |" in text and "| 1.0.73 (exact, bisected in 1 probe(s)) |" in text
+    doc = bump.as_json(p, [step], [])
+    assert doc["steps"][0]["bisected"][0]["after"] == "1.0.73"
+    step.narrowed = {}
+    assert "| **session-cwd** | - |" in bump.report(p, [step], [], bump.Path("results"))
