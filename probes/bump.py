@@ -315,7 +315,9 @@ class Night:
         return VERDICTS_CHANGED if self.changed else 1 if self.failed else 0
 
 
-def probe_and_report(plans: list[Plan], results: Path, jobs: int, report_only: bool = False, link_base: str = "") -> Night:
+def probe_and_report(
+    plans: list[Plan], results: Path, jobs: int | None = None, report_only: bool = False, link_base: str = ""
+) -> Night:
     """Run each plan's cells through the matrix (none with `report_only`: a cell without
     evidence then counts as failed) and compare each new version with the one before it."""
     if any(p.cells for p in plans) and not report_only:

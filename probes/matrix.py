@@ -1,23 +1,29 @@
 """The matrix: every (version, recipe) cell of one agent, in parallel worker processes.
-One failing cell never stops the rest; each cell ends as a result with a status and a reason."""
+One failing cell never stops the rest; each cell ends as a result with a status and a reason.
+Cells start longest first (cost learnt from the evidence already recorded), as many at once
+as the CPU leaves room for (schedule.py)."""
 
 from __future__ import annotations
 
 import os
 import re
+import resource
 import signal
+import statistics
 import sys
+import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import install, spec
+from . import install, schedule, spec
 from .agents import AGENTS, Agent
 from .agents import get as get_agent
 from .errors import InputError, ProbeError
-from .limits import MAX_SHARDS
+from .limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, parse_json, read_bounded
 from .recipes import Recipe, load_all
 from .runner.jail import die_with_parent
 
@@ -30,6 +36,8 @@ class Cell:
     outcome: str | None = None
     reason: str | None = None
     evidence: str | None = None
+    wall_s: float | None = None  # the cell's own time, in its worker
+    cpu_s: float | None = None  # CPU time of the worker and every process it waited for
 
 
 def select_versions(agent: Agent, selector: str, prereleases: bool = False) -> list[str]:
@@ -124,9 +132,14 @@ def shard(cells: list[Cell], index: int, count: int) -> list[Cell]:
     return [c for c in cells if owner[c.spec, c.recipe] == index - 1]
 
 
+def _cpu_s() -> float:
+    return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+
+
 def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
     from .run import probe_repeated
 
+    start, cpu = time.monotonic(), _cpu_s()
     try:
         records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat)
         cell.status, cell.outcome, cell.evidence = "done", records[-1].outcome, str(path)
@@ -134,11 +147,58 @@ def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
         cell.status, cell.reason = "failed", str(e)
     except Exception as e:  # one broken cell must not stop the others
         cell.status, cell.reason = "failed", f"{type(e).__name__}: {e}"
+    cell.wall_s, cell.cpu_s = round(time.monotonic() - start, 3), round(_cpu_s() - cpu, 3)
     return cell
 
 
-def run(cells: list[Cell], results: Path, jobs: int, repeat: int = 1) -> list[Cell]:
-    """Install each version once, then run the cells `jobs` at a time, reporting progress."""
+# ---------------------------------------------------------------- order
+
+HARNESS_COST_S = 0.8  # a probe's own cost beside the CLI's session (benchmarks/README.md)
+
+
+def recorded_wall_s(dirs: list[Path], agent: str, names: set[str]) -> dict[str, float]:
+    """The median `cli.wall_s` of each recipe over every version of `agent` probed in `dirs`.
+    A record that cannot be read is passed over: order is a hint, never a reason to stop."""
+    seen: dict[str, list[float]] = {}
+    for d in dict.fromkeys(dirs):
+        try:
+            versions = [v for v in (d / agent).iterdir() if v.is_dir() and not v.name.startswith("_")]
+        except OSError:
+            continue
+        for v in versions:
+            for name in names:
+                path = v / f"{name}.json"
+                if not path.is_file():
+                    continue
+                try:
+                    wall = parse_json(read_bounded(path, EVIDENCE_MAX_BYTES)).get("cli", {}).get("wall_s")
+                except (BadFile, AttributeError):
+                    continue
+                if isinstance(wall, (int, float)) and not isinstance(wall, bool) and 0 <= wall < 1e6:
+                    seen.setdefault(name, []).append(float(wall))
+    return {n: statistics.median(w) for n, w in seen.items()}
+
+
+def longest_first(cells: list[Cell], dirs: list[Path]) -> list[Cell]:
+    """The cells by expected cost, longest first: a recipe's recorded wall where `dirs` hold
+    evidence of it (on any version), else the estimate from the recipe alone."""
+    recipes = load_all()
+    cost: dict[tuple[str, str], float] = {}
+    for agent in {c.spec.split("@")[0] for c in cells}:
+        mine = [c for c in cells if c.spec.split("@")[0] == agent]
+        recorded = recorded_wall_s(dirs, agent, {c.recipe for c in mine})
+        for c in mine:
+            known = recorded.get(c.recipe)
+            cost[c.spec, c.recipe] = known + HARNESS_COST_S if known is not None else expected_cost_s(recipes[c.recipe], agent)
+    return sorted(cells, key=lambda c: (-cost[c.spec, c.recipe], c.spec, c.recipe))
+
+
+# ---------------------------------------------------------------- run
+
+
+def run(cells: list[Cell], results: Path, jobs: int | None = None, repeat: int = 1) -> list[Cell]:
+    """Install each version once, then run the cells longest first: `jobs` at most when
+    given, else as many as the CPU leaves room for (schedule.policy), reporting progress."""
     for s in sorted({c.spec for c in cells}):
         agent, version = s.split("@")
         try:
@@ -147,18 +207,19 @@ def run(cells: list[Cell], results: Path, jobs: int, repeat: int = 1) -> list[Ce
             for c in cells:
                 if c.spec == s:
                     c.status, c.reason = "failed", f"install: {e}"
-    todo = [c for c in cells if c.status == "planned"]
+    todo = longest_first([c for c in cells if c.status == "planned"], [results, Path("results")])
     report = _progress(len(cells))
     for c in cells:
         if c.status == "failed":
             report(c)
     done = [c for c in cells if c.status == "failed"]
+    p = schedule.policy(jobs, schedule.cores())
     # A worker ends with the matrix that started it, even when that one is SIGKILLed.
-    with ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(signal.SIGKILL, os.getpid())) as pool:
-        futures = [pool.submit(_run_cell, c, str(results), repeat) for c in todo]
-        for f in as_completed(futures):
-            done.append(f.result())
-            report(done[-1])
+    with ProcessPoolExecutor(max_workers=p.cap, initializer=die_with_parent, initargs=(signal.SIGKILL, os.getpid())) as pool:
+        work = partial(_run_cell, results=str(results), repeat=repeat)
+        for cell in schedule.schedule(pool, work, todo, p, schedule.CpuGauge()):
+            done.append(cell)
+            report(cell)
     report(None)
     key = {(c.spec, c.recipe): i for i, c in enumerate(cells)}
     return sorted(done, key=lambda c: key[c.spec, c.recipe])
@@ -197,7 +258,8 @@ def _progress(total: int) -> Report:
 
 
 def default_jobs() -> int:
-    return os.cpu_count() or 1
+    """Kept for callers that want one cell per core exactly; `run(jobs=None)` adapts."""
+    return schedule.cores()
 
 
 def as_dicts(cells: list[Cell]) -> list[dict[str, Any]]:
