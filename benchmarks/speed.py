@@ -1,15 +1,14 @@
 """How much a probe costs over the CLI's own session, on this machine.
 
     python benchmarks/speed.py [AGENT@VERSION ...] [--runs N] [--recipe R]
-    python benchmarks/speed.py --catalog AGENT@VERSION [--jobs 2]
+    python benchmarks/speed.py --catalog AGENT@VERSION [--jobs N] [--without RECIPE ...]
 
 For each spec, interleaved N times: (a) a bare session: the runner alone driving the CLI
 against the scripted model with no hooks registered; (b) `probe run SPEC RECIPE` as a user
 runs it (a whole process: start-up, workspace, hooks, evidence). Prints medians and their
-ratio. With --catalog: the whole catalog for one version through `probe matrix --jobs N`,
-against its floor: every session's bare time plus its configured waits (hook timeouts it
-hangs through, sleeps), spread over the jobs. Versions must be installed (run any probe on
-them once first).
+ratio. With --catalog: benchmarks/catalog.py (the whole catalog for one version through the
+matrix, against its longest cell). Versions must be installed (run any probe on them once
+first).
 """
 
 from __future__ import annotations
@@ -52,51 +51,12 @@ def probe_run(spec: str, recipe: str, results: str) -> float:
     return time.perf_counter() - start
 
 
-def configured_wait(recipe) -> float:
-    """Seconds a recipe's hooks are told to take: a hang lasts its timeout (or the budget when
-    none is set), a sleep its seconds."""
-    total = 0.0
-    for hook in recipe.hooks:
-        b = hook.behavior if not isinstance(hook.behavior, dict) else next(iter(hook.behavior.values()))
-        if b.hang:
-            total += hook.timeout_s or recipe.budget_s
-        elif b.seconds:
-            total += b.seconds
-    return total
+def catalog(argv: list[str]) -> None:
+    """The catalog against its longest cell: benchmarks/catalog.py."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import catalog as bench
 
-
-def catalog(spec: str, jobs: int) -> None:
-    from probes.recipes import load_all
-
-    name, version = spec.split("@")
-    recipes = [r for r in load_all().values() if name in r.agents]
-    floor = statistics.median(bare_session(AGENTS[name], version) for _ in range(3))
-    bound = (len(recipes) * floor + sum(configured_wait(r) for r in recipes)) / jobs
-    with tempfile.TemporaryDirectory() as results:
-        start = time.perf_counter()
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "probes.cli",
-                "matrix",
-                "--agent",
-                name,
-                "--versions",
-                version,
-                "--jobs",
-                str(jobs),
-                "--results",
-                results,
-            ],
-            check=True,
-            capture_output=True,
-        )
-        wall = time.perf_counter() - start
-    print(
-        f"{spec}: {len(recipes)} recipes with --jobs {jobs} in {wall:.1f}s; floor {bound:.1f}s "
-        f"({len(recipes)} x {floor:.2f}s bare + {sum(configured_wait(r) for r in recipes):.0f}s of waits, over {jobs} jobs)"
-    )
+    bench.main(argv)
 
 
 def main() -> None:
@@ -104,11 +64,10 @@ def main() -> None:
     p.add_argument("specs", nargs="*", default=["copilot@1.0.92", "claude@2.1.328"])
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--recipe", default="payload-pretool")
-    p.add_argument("--catalog", metavar="AGENT@VERSION")
-    p.add_argument("--jobs", type=int, default=2)
-    args = p.parse_args()
+    p.add_argument("--catalog", metavar="AGENT@VERSION", help="the rest of the arguments go to benchmarks/catalog.py")
+    args, rest = p.parse_known_args()
     if args.catalog:
-        return catalog(args.catalog, args.jobs)
+        return catalog([args.catalog, *rest])
     with tempfile.TemporaryDirectory() as results:
         for spec in args.specs:
             name, version = spec.split("@")
