@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import BaseModel, ConfigDict, WithJsonSchema
 
 from .errors import HarnessError
+from .store import check_writable as check_writable  # where results are written: store.py
 
 if TYPE_CHECKING:
     from .classify import Session
@@ -139,6 +140,7 @@ class HarnessTimes(Record):
     startup_s: float  # the probe process's start (or the previous probe's end) to this probe
     prepare_s: float  # resolve, recipe, workspace, hooks, runner plan
     launch_s: float  # the backend and runner starting, until the CLI is started
+    spawn_s: float  # of launch_s: until the runner's code ran (namespaces, interpreter)
     cli_s: float  # the CLI's session (cli.wall_s)
     teardown_s: float  # the CLI's exit until the backend returns: sweep, model server, runner
     record_s: float  # collect, classify, build the record
@@ -254,17 +256,6 @@ def write_atomic(path: Path, text: str, what: str = "evidence", hint: str = "che
             raise
     except OSError as e:
         raise HarnessError(f"cannot write {what} {path}: {e.strerror}; {hint}") from None
-
-
-def check_writable(results: Path) -> None:
-    """Fail before a probe runs, not after, when results cannot be written."""
-    probe = results
-    while not probe.exists():
-        probe = probe.parent
-    if not os.access(probe, os.W_OK | os.X_OK) or not probe.is_dir():
-        from .errors import InputError
-
-        raise InputError(f"results directory {results} is not writable: choose another with --results")
 
 
 def load_evidence(path: Path, follow: bool = True, blobs: Blobs | None = None) -> dict[str, Any]:

@@ -129,13 +129,15 @@ def spec_of(text: str, exact: bool = False) -> Spec:
 def recipe_named(name: str, or_all: bool = False) -> str:
     """A recipe in the catalog (read later, once, by what runs it; `or_all`: or `all`), or
     one line: the nearest names, else recipes.get's own (a malformed name, or the known ones)."""
-    from .recipes import NAME_RE, get, recipe_files, recipes_dir
+    from .catalog import NAME_RE, recipe_files, recipes_dir
 
     if (or_all and name == "all") or (NAME_RE.fullmatch(name) and (recipes_dir() / f"{name}.yaml").exists()):
         return name
     hint = perhaps(name, [p.stem for p in recipe_files()]) if NAME_RE.fullmatch(name) else ""
     if hint:
         raise InputError(f"unknown recipe {name!r}: see `probe list`{hint}")
+    from .recipes import get
+
     get(name)  # raises
     return name
 

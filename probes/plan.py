@@ -21,6 +21,7 @@ from .agents.config import write_json
 from .backends.base import PASSED_ENV
 from .errors import InputError
 from .recipes import ResolvedRecipe, Step
+from .rundirs import RunDirs as RunDirs  # the directories of one run
 from .runner.contract import (
     ExtensionConfig,
     ExtensionEntry,
@@ -41,35 +42,6 @@ TTY_READY_TIMEOUT_S = 30.0  # from a start to the ready prompt
 # Hidden from the session by empty mounts: scratch space and host sockets, and the homes
 # whose dotfiles hold the caller's credentials (gh, npm, cloud CLIs).
 HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm", "/root")
-
-
-@dataclass
-class RunDirs:
-    root: Path
-
-    def __post_init__(self) -> None:
-        for d in (self.workspace, self.home, self.bin, self.records, self.tmp):
-            d.mkdir(parents=True, exist_ok=True)
-
-    @property
-    def workspace(self) -> Path:
-        return self.root / "workspace"
-
-    @property
-    def home(self) -> Path:
-        return self.root / "home"
-
-    @property
-    def bin(self) -> Path:
-        return self.root / "bin"
-
-    @property
-    def records(self) -> Path:
-        return self.root / "records"
-
-    @property
-    def tmp(self) -> Path:
-        return self.root / "tmp"
 
 
 def workspace(run: RunDirs) -> None:

@@ -4,8 +4,6 @@ classifier and the control recipe."""
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
+from .catalog import NAME_MAX, NAME_RE, recipe_files, recipes_dir
 from .errors import InputError
 from .limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
 
@@ -351,10 +350,6 @@ class ResolvedRecipe:
     actions: tuple[Action, ...]  # interactive: what the person does
 
 
-def recipes_dir() -> Path:
-    return Path(os.environ.get("PROBE_RECIPES") or Path(__file__).parent / "recipes")
-
-
 def load_file(path: Path) -> Recipe:
     try:
         text = decode(read_bounded(path, RECIPE_MAX_BYTES))
@@ -407,23 +402,6 @@ def load_all() -> dict[str, Recipe]:
         if r.compare_with and r.compare_with not in recipes:
             raise InputError(f"{where}: compare_with names {r.compare_with!r}, which does not exist")
     return recipes
-
-
-NAME_MAX = 80  # the longest shipped name is 35; a name becomes a file name in results/
-NAME_RE = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{NAME_MAX - 1}}}", re.ASCII)
-
-
-def recipe_files() -> list[Path]:
-    """The recipe files, every one named as a recipe can be (so `list` shows only what `run`
-    can run). Hidden files (editors' and tools' leftovers) are not recipes."""
-    files = sorted(p for p in recipes_dir().glob("*.yaml") if not p.name.startswith("."))
-    for p in files:
-        if not NAME_RE.fullmatch(p.stem):
-            raise InputError(
-                f"invalid recipe {p}: a recipe file is named NAME.yaml, NAME lower-case "
-                f"words joined by '-' (at most {NAME_MAX} characters)"
-            )
-    return files
 
 
 def get(name: str) -> Recipe:

@@ -6,31 +6,49 @@ resolve -> install -> plan (workspace, hooks, runner plan) -> backend (model ser
 
 from __future__ import annotations
 
+import importlib
 import json
 import platform
 import shutil
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import install, provenance, rundirs, spec
+from . import install, rundirs, spec
 from .agents import AGENTS, Agent
-from .backends import BACKENDS, BackendRun
-from .claims import Run, judge
-from .classify import label
-from .collect import REQUESTS_KEPT, collect, iso, sample
+from .backends import BACKENDS, Backend
 from .errors import InputError
-from .evidence import Collected, Evidence, HarnessTimes, check_writable, evidence_path, save_evidence
-from .plan import RunDirs, register_hooks, runner_plan, workspace
-from .recipes import ResolvedRecipe
-from .recipes import get as get_recipe
-from .redact import redact
-from .runner.contract import Plan
+from .rundirs import RunDirs
 from .runner.hook import process_start
+from .store import check_writable
+
+if TYPE_CHECKING:
+    from .backends import BackendRun
+    from .evidence import Collected, Evidence
+    from .plan import Hooks
+    from .recipes import ResolvedRecipe
+    from .runner.contract import Plan
 
 RUNNER_FILES = ("runner.py", "contract.py", "model.py", "hook.py", "terminal.py", "jail.py")
+
+# What turns a session into a record (and what `probe run` prints it with). Imported in a
+# thread while the CLI runs, not before it starts: the session's wait pays for them.
+RECORD_MODULES = ("claims", "classify", "collect", "evidence", "provenance", "redact", "tables")
+
+
+def load_record_modules() -> threading.Thread:
+    def load() -> None:
+        for name in RECORD_MODULES:
+            importlib.import_module(f"{__package__}.{name}")
+        importlib.import_module("tabulate")
+
+    thread = threading.Thread(target=load, name="probe-record-modules", daemon=True)
+    thread.start()
+    return thread
+
 
 __all__ = ["RUNNER_FILES", "Probed", "build_evidence", "check_writable", "probe", "probe_repeated", "resolve"]
 
@@ -46,6 +64,8 @@ def resolve(spec_text: str) -> tuple[Agent, str, str]:
 
 
 def load_recipe(name: str, agent: Agent) -> ResolvedRecipe:
+    from .recipes import get as get_recipe
+
     recipe = get_recipe(name)
     if agent.name not in recipe.agents:
         raise InputError(f"recipe {name!r} does not apply to {agent.name} (it applies to {', '.join(recipe.agents)})")
@@ -72,6 +92,12 @@ class Probed:
 
 
 def build_evidence(p: Probed) -> Evidence:
+    from . import provenance
+    from .claims import Run, judge
+    from .collect import REQUESTS_KEPT, iso, sample
+    from .evidence import Evidence
+    from .redact import redact
+
     session, result, recipe = p.session, p.ran.result, p.recipe
     executed, source = p.agent.executed_version(session.invocations, session.model_requests, p.home)
     jailed = result.get("jail") or {"filesystem": "host", "user": "caller"}
@@ -125,6 +151,8 @@ def probe_repeated(
 ) -> tuple[list[Evidence], Path]:
     """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
     records = [probe(spec_text, recipe_name, results, backend_name, write=False)[0] for _ in range(repeat)]
+    from .evidence import evidence_path, save_evidence  # loaded by now, while the CLI ran
+
     if repeat > 1:
         records[-1] = records[-1].model_copy(
             update={"repeats": {"runs": repeat, "outcomes": dict(sorted(Counter(r.outcome for r in records).items()))}}
@@ -132,6 +160,36 @@ def probe_repeated(
     path = evidence_path(results, records[-1])
     save_evidence(path, records[-1])
     return records, path
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a probe has made ready when its session starts."""
+
+    agent: Agent
+    requested: str
+    version: str
+    recipe: ResolvedRecipe
+    prefix: Path
+    hooks: Hooks
+    plan: Plan
+
+
+def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) -> Prepared:
+    """Everything a probe does before its session: the version (installed once), the recipe,
+    the workspace, the hooks registered, the runner's plan. Bad input fails here, in this order."""
+    from .plan import register_hooks, runner_plan, workspace
+
+    agent, requested, version = resolve(spec_text)
+    recipe = load_recipe(recipe_name, agent)
+    if recipe.mode not in backend.modes:
+        able = ", ".join(b.name for b in BACKENDS.values() if recipe.mode in b.modes)
+        raise InputError(f"recipe {recipe.name!r} is {recipe.mode}: it runs with --backend {able}")
+    prefix = backend.prepare(agent, version)
+    workspace(run)
+    hooks = register_hooks(agent, recipe, run, backend.python())
+    plan = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
+    return Prepared(agent, requested, version, recipe, prefix, hooks, plan)
 
 
 _previous_end: list[float] = []  # when this process's last probe ended (the next one's start-up begins there)
@@ -142,41 +200,44 @@ def probe(
 ) -> tuple[Evidence, Path]:
     entered = time.time()
     began = _previous_end[-1] if _previous_end else process_start()
-    agent, requested, version = resolve(spec_text)
-    recipe = load_recipe(recipe_name, agent)
     backend = BACKENDS[backend_name]
     check_writable(results)
-    mode = recipe.mode
-    if mode not in backend.modes:
-        able = ", ".join(b.name for b in BACKENDS.values() if mode in b.modes)
-        raise InputError(f"recipe {recipe.name!r} is {mode}: it runs with --backend {able}")
-    prefix = backend.prepare(agent, version)
     with rundirs.run_directory() as tmp:
         run = RunDirs(tmp)
         for name in RUNNER_FILES:
             shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
-        workspace(run)
-        hooks = register_hooks(agent, recipe, run, backend.python())
-        plan = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
+        launch = backend.launch(run.root)  # the runner starts now, while this process plans
+        try:
+            ready = prepare(spec_text, recipe_name, backend, run)
+        except BaseException:
+            launch.cancel()
+            raise
         planned = time.time()
-        ran = backend.run(run.root, plan)
+        loading = load_record_modules()
+        ran = launch.run(ready.plan)
         returned = time.time()
-        session, secrets = collect(recipe, run, hooks, plan, ran.result, prefix, backend.python())
+        loading.join()
+        from .classify import label
+        from .collect import collect
+        from .evidence import HarnessTimes, evidence_path, save_evidence
+
+        recipe, python = ready.recipe, backend.python()
+        session, secrets = collect(recipe, run, ready.hooks, ready.plan, ran.result, ready.prefix, python)
         outcome, observations = label(recipe.classifier, session.classifiable())
         probed = Probed(
-            agent,
-            requested,
-            version,
+            ready.agent,
+            ready.requested,
+            ready.version,
             recipe,
             backend.name,
             ran,
-            plan,
+            ready.plan,
             session,
             outcome,
             observations,
             secrets,
             run.home,
-            hooks.route,
+            ready.hooks.route,
         )
         ev = build_evidence(probed)
     built = time.time()
@@ -185,6 +246,7 @@ def probe(
         "startup_s": entered - began,
         "prepare_s": planned - entered,
         "launch_s": result["started_at"] - planned,
+        "spawn_s": result.get("runner_at", result["started_at"]) - planned,
         "cli_s": result["wall_s"],
         "teardown_s": returned - result["cli_ended_at"],
         "record_s": built - returned,

@@ -19,6 +19,7 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 PREFIX = "probe-run-"
@@ -89,3 +90,34 @@ def run_directory() -> Iterator[Path]:
         remove(path)
         if fd >= 0:
             os.close(fd)
+
+
+@dataclass
+class RunDirs:
+    """The directories of one run, under its root (made at once)."""
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        for d in (self.workspace, self.home, self.bin, self.records, self.tmp):
+            d.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    @property
+    def records(self) -> Path:
+        return self.root / "records"
+
+    @property
+    def tmp(self) -> Path:
+        return self.root / "tmp"

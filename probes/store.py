@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -237,3 +238,14 @@ def unreferenced(directory: Path) -> list[Path] | None:
         except BadFile:
             return None
     return sorted(p for p in store.iterdir() if BLOB_NAME_RE.match(p.name) and p.name.removesuffix(BLOB_SUFFIX) not in wanted)
+
+
+def check_writable(results: Path) -> None:
+    """Fail before a probe runs, not after, when results cannot be written."""
+    probe = results
+    while not probe.exists():
+        probe = probe.parent
+    if not os.access(probe, os.W_OK | os.X_OK) or not probe.is_dir():
+        from .errors import InputError
+
+        raise InputError(f"results directory {results} is not writable: choose another with --results")

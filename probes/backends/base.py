@@ -4,6 +4,7 @@ was isolated; it knows nothing of recipes, and of agents only what installs them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -23,6 +24,30 @@ class BackendRun:
     image: str | None = None  # the image the run's container came from
 
 
+class Launch(Protocol):
+    """A run begun before its plan exists: the runner starts (namespaces, interpreter) while
+    the probe still plans, and takes the plan when it is ready."""
+
+    def run(self, plan: Plan) -> BackendRun: ...
+
+    def cancel(self) -> None:
+        """The probe will not run (bad input, an install failed): end what was started."""
+        ...
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A launch that starts nothing ahead: everything happens when the plan is given."""
+
+    start: Callable[[Plan], BackendRun]
+
+    def run(self, plan: Plan) -> BackendRun:
+        return self.start(plan)
+
+    def cancel(self) -> None:
+        pass
+
+
 class Backend(Protocol):
     name: str
     modes: frozenset[str]  # the recipe modes it can run: "prompt" (-p), "interactive" (a terminal)
@@ -39,4 +64,6 @@ class Backend(Protocol):
         """The CLI version ready to run (installed or built once); its prefix where it runs."""
         ...
 
-    def run(self, run_dir: Path, plan: Plan) -> BackendRun: ...
+    def launch(self, run_dir: Path) -> Launch:
+        """Start what can start before the plan exists, in a run directory holding the runner."""
+        ...

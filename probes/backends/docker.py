@@ -5,6 +5,7 @@ leaves (workspace, records, model log) is on the host when the container ends.""
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import socket
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import HarnessError, InputError
-from .base import GRACE_S, BackendRun
+from .base import GRACE_S, BackendRun, Deferred, Launch
 from .common import read_result, runner_argv
 
 if TYPE_CHECKING:
@@ -156,6 +157,9 @@ class DockerBackend:
                 raise HarnessError(f"building {tag} failed: {e.explanation or e}"[:300]) from None
         self.image_id = image.id
         return PREFIX_IN_IMAGE
+
+    def launch(self, run_dir: Path) -> Launch:
+        return Deferred(functools.partial(self.run, run_dir))  # a container starts with its plan
 
     def run(self, run_dir: Path, plan: Plan) -> BackendRun:
         # network_mode none: only lo, already up. The container is the jail (the runner's

@@ -5,6 +5,7 @@ runner), else on the host network, and the evidence says which."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
@@ -15,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
 from ..runner.jail import die_with_parent
-from .base import GRACE_S, PASSED_ENV, BackendRun
-from .common import read_result, runner_argv
+from .base import GRACE_S, PASSED_ENV, BackendRun, Launch
+from .common import read_result
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
@@ -65,20 +66,22 @@ class LocalBackend:
         self.node_dir()  # node missing: say so before installing anything
         return install(agent, version)
 
-    def run(self, run_dir: Path, plan: Plan) -> BackendRun:
-        prefix = isolation_prefix()
-        # The jail needs the private mount namespace; the runner checks it has one.
-        spec, jail = plan.get("jail"), None
-        if prefix and spec:
-            jail = spec.copy()
-            jail["host_mount_ns"] = os.readlink("/proc/self/ns/mnt")
-        plan = plan.copy()
-        plan["bring_up_loopback"], plan["jail"] = bool(prefix), jail
-        argv = [*prefix, *runner_argv(self.python(), run_dir, plan)]
+    def launch(self, run_dir: Path) -> Launch:
+        return LocalLaunch(run_dir, self.python())
+
+
+class LocalLaunch:
+    """The runner, started in its namespaces before the probe has planned, waiting on its
+    standard input for the plan: its start-up (a fork, namespaces, an interpreter) overlaps
+    the probe's own (imports, recipe, workspace, hooks) instead of following it."""
+
+    def __init__(self, run_dir: Path, python: str):
+        self.run_dir, self.prefix = run_dir, isolation_prefix()
+        argv = [*self.prefix, python, "-S", "-E", "-s", str(run_dir / "bin" / "runner.py"), "-"]
         with open(run_dir / "runner.err", "wb") as err_file:
-            proc = subprocess.Popen(
+            self.proc = subprocess.Popen(
                 argv,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=err_file,
                 start_new_session=True,
@@ -87,13 +90,40 @@ class LocalBackend:
                 # ends; --kill-child then ends the runner's PID namespace
                 preexec_fn=functools.partial(die_with_parent, signal.SIGKILL, os.getpid()),
             )
+
+    def cancel(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()  # no plan: the runner leaves
+        try:
+            self.proc.wait(timeout=GRACE_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+    def run(self, plan: Plan) -> BackendRun:
+        # The jail needs the private mount namespace; the runner checks it has one.
+        spec, jail = plan.get("jail"), None
+        if self.prefix and spec:
+            jail = spec.copy()
+            jail["host_mount_ns"] = os.readlink("/proc/self/ns/mnt")
+        plan = plan.copy()
+        plan["bring_up_loopback"], plan["jail"] = bool(self.prefix), jail
+        text = json.dumps(plan).encode()
+        (self.run_dir / "plan.json").write_bytes(text)  # what the runner was given, for whoever reads the run
+        proc = self.proc
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(text)
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass  # the runner is gone: its exit and runner.err say why
         try:
             proc.wait(timeout=plan["budget_s"] + GRACE_S)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             raise HarnessError(
-                f"the runner did not finish within {plan['budget_s'] + GRACE_S:.0f}s; see {run_dir}/runner.err"
+                f"the runner did not finish within {plan['budget_s'] + GRACE_S:.0f}s; see {self.run_dir}/runner.err"
             ) from None
         except BaseException:  # Ctrl-C or SIGTERM: the runner cleans up, then we leave
             os.killpg(proc.pid, signal.SIGINT)
@@ -103,6 +133,6 @@ class LocalBackend:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             raise
-        err = (run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
+        err = (self.run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
         result = read_result(plan, f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
-        return BackendRun(result, "isolated" if prefix else "host")
+        return BackendRun(result, "isolated" if self.prefix else "host")

@@ -132,6 +132,7 @@ class Result(TypedDict):
     exit_signal: str | None
     timed_out: bool
     interrupted: str | None  # the signal that interrupted the run
+    runner_at: NotRequired[float]  # when the runner's main began (after namespaces and interpreter start)
     started_at: float
     cli_ended_at: float
     wall_s: float

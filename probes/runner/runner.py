@@ -260,9 +260,26 @@ def interactive_session(s: Session) -> Ended:
     return Ended((tty["exit_codes"] or [None])[-1], tty["timed_out"], cli_ended, left, killed, tty)
 
 
+def read_plan(plan_path: str) -> Plan | None:
+    """The plan from its file, or with `-` from standard input: a runner started before its
+    probe had planned (backends/local.py) waits here. None: the probe gave up before planning."""
+    text = sys.stdin.buffer.read() if plan_path == "-" else Path(plan_path).read_bytes()
+    if not text:
+        return None
+    plan: Plan = json.loads(text)
+    if plan.get("interactive") and "pexpect" not in sys.modules:
+        import site  # started with -S (fastest); the terminal driver's packages are site-packages
+
+        site.main()
+    return plan
+
+
 def main(plan_path: str) -> int:
     jail.die_with_parent(signal.SIGTERM)  # probe killed (even by SIGKILL): end the run
-    plan: Plan = json.loads(Path(plan_path).read_text())
+    plan = read_plan(plan_path)
+    if plan is None:
+        return 0
+    runner_at = time.time()
     loopback = loopback_up() if plan.get("bring_up_loopback") else None
     jailed, preexec = enter_jail(plan.get("jail"))
     Path(plan["records"]).mkdir(parents=True, exist_ok=True)
@@ -291,6 +308,7 @@ def main(plan_path: str) -> int:
         "exit_signal": signal.Signals(-code).name if code is not None and code < 0 else None,
         "timed_out": ended.timed_out,
         "interrupted": interrupted[0] if interrupted else None,
+        "runner_at": runner_at,
         "started_at": session.started,
         "cli_ended_at": ended.cli_ended_at,
         "wall_s": round(ended.cli_ended_at - session.started, 3),
