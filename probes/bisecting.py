@@ -57,18 +57,23 @@ class Runner:
     def probe(self, versions: list[str], recipe: str | None = None, observation: str | None = None) -> list[Point]:
         name, obs = recipe or self.recipe, observation if recipe else self.observation
         args = [(self.agent.name, v, name, str(self.results), self.repeat, obs) for v in versions]
-        for v in versions:
-            print(f"probe: bisect: probing {self.agent.name}@{v} {name}", file=sys.stderr, flush=True)
         if self.jobs == 1 or len(versions) == 1:
-            points = [probe_point(*a) for a in args]
-        else:
-            if self.pool is None:  # a worker ends with the bisect that started it, even when SIGKILLed
-                self.pool = ProcessPoolExecutor(self.jobs, initializer=_die_with_parent, initargs=(os.getpid(),))
-            points = list(self.pool.map(probe_point, *zip(*args, strict=True)))
-        for p in points:
-            what = p.value if not p.skipped else f"skipped ({p.reason})"
-            print(f"probe: bisect: {self.agent.name}@{p.version} {name}: {what}", file=sys.stderr, flush=True)
-        return points
+            points = []
+            for a in args:
+                self.say(f"probing {self.agent.name}@{a[1]} {name}")
+                points.append(self.said(probe_point(*a), name))
+            return points
+        self.say(f"probing {', '.join(versions)} of {self.agent.name} {name}, {self.jobs} at a time")
+        if self.pool is None:  # a worker ends with the bisect that started it, even when SIGKILLed
+            self.pool = ProcessPoolExecutor(self.jobs, initializer=_die_with_parent, initargs=(os.getpid(),))
+        return [self.said(p, name) for p in self.pool.map(probe_point, *zip(*args, strict=True))]
+
+    def say(self, line: str) -> None:
+        print(f"probe: {line}", file=sys.stderr, flush=True)
+
+    def said(self, p: Point, recipe: str) -> Point:
+        self.say(f"{self.agent.name}@{p.version} {recipe}: {p.value if not p.skipped else f'skipped ({p.reason})'}")
+        return p
 
     def prefetch(self, versions: list[str]) -> None:
         for v in versions:

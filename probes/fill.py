@@ -97,7 +97,9 @@ def fill(
     with Runner(agent, recipe, results, jobs, repeat, observation) as runner:
         if every:
             have = known_points(results, agent.name, recipe, observation)
-            done.sampled = runner.probe([v for v in sample(scope, every) if v not in have])
+            wanted = [v for v in sample(scope, every) if v not in have]
+            runner.prefetch(wanted[1:])  # install the rest while the first ones probe
+            done.sampled = runner.probe(wanted)
         tried: set[tuple[str, str]] = set()
         skipped = {p.version: p for p in done.sampled if p.skipped}
         while True:
