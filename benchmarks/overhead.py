@@ -9,6 +9,8 @@ interleaved:
   no hooks registered) against the scripted model served in this process, with the same
   argv, environment and workspace a probe gives it: one Bash call, then text. The clock runs
   from starting the CLI to its exit.
+- **empty hooks**: the same, with the recipe's hooks registered as a probe registers them,
+  but each an empty Python script: what the CLI itself spends running that many hooks.
 - **probe**: the whole `probe run SPEC RECIPE` process as a user runs it (default recipe
   payload-pretool), from exec to exit; its record's `harness` phases are kept.
 
@@ -28,23 +30,27 @@ from pathlib import Path
 
 from probes import install
 from probes.agents import AGENTS
-from probes.plan import RunDirs, runner_plan, workspace
-from probes.recipes import Recipe
+from probes.plan import RunDirs, register_hooks, runner_plan, workspace
+from probes.recipes import Recipe, get
 from probes.runner.model import ScriptedModel
 
 PHASES = ("startup_s", "prepare_s", "launch_s", "cli_s", "teardown_s", "record_s", "total_s")
 
 
-def bare(spec: str) -> float:
+def bare(spec: str, hooked: str | None = None) -> float:
+    """A session of the CLI alone; with `hooked` (a recipe), its hooks registered, each empty."""
     name, version = spec.split("@")
     agent = AGENTS[name]
     prefix = install.install(agent, version)
-    recipe = Recipe(name="bare", question="bare", agents=[name], classifier="payload", control_of="none", hooks=[])
+    none = Recipe(name="bare", question="bare", agents=[name], classifier="payload", control_of="none", hooks=[])
+    recipe = get(hooked).for_agent(name) if hooked else none.for_agent(name)
     with tempfile.TemporaryDirectory(prefix="probe-bare-") as tmp:
         run = RunDirs(Path(tmp))
         workspace(run)
         node = str(Path(subprocess.check_output(["node", "-p", "process.execPath"], text=True).strip()).parent)
-        plan = runner_plan(agent, prefix, recipe.for_agent(name), run, node)
+        env = register_hooks(agent, recipe, run, sys.executable).env if hooked else {}
+        (run.bin / "hook.py").write_text("")
+        plan = runner_plan(agent, prefix, none.for_agent(name), run, node, env)
         with ScriptedModel(plan["script"], run.root / "model.jsonl") as model:
             env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
             start = time.perf_counter()
@@ -73,14 +79,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as results:
         for spec in args.specs:
             probe(spec, args.recipe, results)  # warm: the install, the page cache
-            bares, probes, phases = [], [], []
+            bares, empties, probes, phases = [], [], [], []
             for _ in range(args.runs):
                 bares.append(bare(spec))
+                empties.append(bare(spec, args.recipe))
                 wall, harness = probe(spec, args.recipe, results)
                 probes.append(wall)
                 phases.append(harness)
-            b, r = statistics.median(bares), statistics.median(probes)
-            print(f"{spec:16} bare {b:.2f}s   probe run {args.recipe} {r:.2f}s   ratio {r / b:.2f}")
+            b, e, r = statistics.median(bares), statistics.median(empties), statistics.median(probes)
+            print(
+                f"{spec:16} bare {b:.2f}s   empty hooks {e:.2f}s   probe run {args.recipe} {r:.2f}s   "
+                f"ratio {r / b:.2f} (to empty hooks {r / e:.2f})"
+            )
             print("  phases (median): " + ", ".join(f"{k} {statistics.median(h[k] for h in phases):.3f}" for k in PHASES))
 
 
