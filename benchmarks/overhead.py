@@ -70,12 +70,12 @@ def probe(spec: str, recipe: str, results: str) -> tuple[float, dict[str, float]
     return wall, json.loads(out)["harness"]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("specs", nargs="*", default=["copilot@1.0.92", "claude@2.1.328"])
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--recipe", default="payload-pretool")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as results:
         for spec in args.specs:
             probe(spec, args.recipe, results)  # warm: the install, the page cache
