@@ -134,6 +134,7 @@ class Control:
     outcome: str | None  # None: it could not run
     recipe_outcome: str | None
     reason: str | None = None
+    reused: bool = False  # read from evidence already there, not probed
 
     @property
     def earned(self) -> bool | None:
@@ -156,7 +157,7 @@ def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path |
     for p in points:
         c = got.get(p.version)
         outcome = had.get(p.version) or (c.outcome if c and not c.skipped else None)
-        out.append(Control(name, p.version, outcome, p.outcome, c.reason if c else None))
+        out.append(Control(name, p.version, outcome, p.outcome, c.reason if c else None, c is None))
     return out
 
 

@@ -27,7 +27,7 @@ class Filled:
 
     @property
     def probes(self) -> int:
-        return len(self.sampled) + sum(len(b.probed) for b in self.searches) + len(self.controls)
+        return len(self.sampled) + sum(len(b.probed) for b in self.searches) + sum(not c.reused for c in self.controls)
 
     @property
     def exit_status(self) -> int:
