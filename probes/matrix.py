@@ -5,6 +5,7 @@ as the CPU leaves room for (schedule.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -23,7 +24,7 @@ from . import install, schedule, spec
 from .agents import AGENTS, Agent
 from .agents import get as get_agent
 from .errors import InputError, ProbeError
-from .limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, parse_json, read_bounded
+from .limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, read_bounded
 from .recipes import Recipe, load_all
 from .runner.jail import die_with_parent
 
@@ -156,26 +157,31 @@ def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
 HARNESS_COST_S = 0.8  # a probe's own cost beside the CLI's session (benchmarks/README.md)
 
 
+RECORDS_PER_RECIPE = 5  # the newest versions' records are enough, and keep a sweep's start quick
+
+
 def recorded_wall_s(dirs: list[Path], agent: str, names: set[str]) -> dict[str, float]:
-    """The median `cli.wall_s` of each recipe over every version of `agent` probed in `dirs`.
-    A record that cannot be read is passed over: order is a hint, never a reason to stop."""
-    seen: dict[str, list[float]] = {}
+    """The median `cli.wall_s` of each recipe over the newest versions of `agent` probed in
+    `dirs` (at most RECORDS_PER_RECIPE). A record that cannot be read is passed over: order is
+    a hint, never a reason to stop."""
+    versions: list[Path] = []
     for d in dict.fromkeys(dirs):
         try:
-            versions = [v for v in (d / agent).iterdir() if v.is_dir() and not v.name.startswith("_")]
+            versions += [v for v in (d / agent).iterdir() if v.is_dir() and not v.name.startswith("_")]
         except OSError:
             continue
-        for v in versions:
-            for name in names:
-                path = v / f"{name}.json"
-                if not path.is_file():
-                    continue
-                try:
-                    wall = parse_json(read_bounded(path, EVIDENCE_MAX_BYTES)).get("cli", {}).get("wall_s")
-                except (BadFile, AttributeError):
-                    continue
-                if isinstance(wall, (int, float)) and not isinstance(wall, bool) and 0 <= wall < 1e6:
-                    seen.setdefault(name, []).append(float(wall))
+    seen: dict[str, list[float]] = {}
+    for v in sorted(versions, key=lambda v: spec.semver_key(v.name), reverse=True):
+        for name in names:
+            path = v / f"{name}.json"
+            if len(seen.get(name, ())) >= RECORDS_PER_RECIPE or not path.is_file():
+                continue
+            try:  # json.loads alone: parse_json's depth walk costs 6x, and a deep record only fails here
+                wall = json.loads(read_bounded(path, EVIDENCE_MAX_BYTES)).get("cli", {}).get("wall_s")
+            except (BadFile, ValueError, RecursionError, AttributeError):
+                continue
+            if isinstance(wall, (int, float)) and not isinstance(wall, bool) and 0 <= wall < 1e6:
+                seen.setdefault(name, []).append(float(wall))
     return {n: statistics.median(w) for n, w in seen.items()}
 
 
