@@ -129,20 +129,12 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@dataclass
-class Stats:
-    """What one run of the scheduler did: the most cells it ran at once."""
-
-    peak: int = 0
-
-
 def schedule(
     pool: Executor,
     work: Callable[[T], R],
     todo: list[T],
     p: Policy,
     gauge: CpuGauge,
-    stats: Stats | None = None,
     clock: Callable[[], float] = time.monotonic,
     tick_s: float = TICK_S,
 ) -> Iterator[R]:
@@ -155,8 +147,6 @@ def schedule(
         while queue and admit(p, len(running), idle, clock() - last_start):
             running.add(pool.submit(work, queue.popleft()))
             last_start = clock()
-        if stats is not None:
-            stats.peak = max(stats.peak, len(running))
         done, _ = wait(running, timeout=tick_s if queue else None, return_when=FIRST_COMPLETED)
         for f in done:
             running.discard(f)
