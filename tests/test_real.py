@@ -79,6 +79,19 @@ def test_payload_tool_args_type(spec, args_type, run_probe):
     assert obs["tool_name"] in ("bash", "Bash")
 
 
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+def test_a_record_says_where_its_time_went(spec, run_probe):
+    """The harness's phases (no bound on them here: figures belong to benchmarks/overhead.py):
+    each measured, the CLI's the same as the record's, and together no more than the whole."""
+    ev = run_probe(spec, "payload-pretool")
+    h = ev["harness"]
+    parts = ("startup_s", "prepare_s", "launch_s", "cli_s", "teardown_s", "record_s")
+    assert all(h[k] >= 0 for k in (*parts, "spawn_s", "total_s"))
+    assert h["cli_s"] == ev["cli"]["wall_s"]
+    assert h["spawn_s"] <= h["launch_s"]
+    assert sum(h[k] for k in parts) <= h["total_s"] + 0.01  # each rounded to the millisecond
+
+
 def test_claude_hook_env_shows_its_api_key_redacted(run_probe):
     ev = run_probe(CLAUDE, "payload-pretool")
     envs = [i["env"] for i in ev["invocations"]]
