@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import functools
 import json
 import os
 import re
@@ -153,10 +154,18 @@ class Scan:
     versions: list[Version]
     total: int  # bytes on disk under the cache root, each inode once
 
+    @functools.cached_property
+    def refs(self) -> dict[Inode, int]:
+        """How many versions link to each inode (the store's link is not a version's)."""
+        count: dict[Inode, int] = {}
+        for v in self.versions:
+            for i in v.inodes:
+                count[i] = count.get(i, 0) + 1
+        return count
+
     def unique(self, v: Version) -> int:
         """Bytes only `v` links to (what removing it frees)."""
-        others = {i for o in self.versions if o is not v for i in o.inodes}
-        return sum(size for i, size in v.inodes.items() if i not in others)
+        return sum(size for i, size in v.inodes.items() if self.refs[i] == 1)
 
     def size(self, v: Version) -> int:
         return sum(v.inodes.values())
@@ -218,6 +227,16 @@ def plan_eviction(
     return chosen
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return pid > 0
+
+
 def remove(v: Version) -> None:
     """Remove an installed version whose .use lock the caller holds exclusive: the prefix is
     renamed away first, so nothing ever sees half of it."""
@@ -237,6 +256,10 @@ def evict(
 ) -> tuple[list[Version], list[Version]]:
     """Remove least recently used versions until the cache fits `limit` (or exactly the
     versions in `only`, agent -> version); (removed, skipped as in use)."""
+    for stale in cli_root(root).glob("*/.*.evicted-*"):  # an eviction killed midway
+        pid = stale.name.rsplit("-", 1)[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
     found = scan(root, None, is_installed)
     candidates = [v for v in found.versions if agent is None or v.agent == agent]
     if only is not None:

@@ -176,6 +176,13 @@ def test_evict_removes_lru_versions_but_not_one_held_and_sweeps_the_store(tmp_pa
     assert not [e for e in (tmp_path / "store" / "sha256").iterdir() if e.stat().st_nlink == 1]
 
 
+def test_evict_clears_what_a_killed_eviction_left(tmp_path):
+    mine = write(tmp_path / "cli" / "claude" / f".1.0.1.evicted-{os.getpid()}" / "f", b"x")  # under way
+    gone = write(tmp_path / "cli" / "claude" / ".1.0.2.evicted-4194304" / "f", b"x")  # above pid_max
+    cache.evict(tmp_path, None, installed_in)
+    assert mine.exists() and not gone.exists()
+
+
 def test_evict_dry_run_and_named_version(tmp_path):
     v1 = fake_install(tmp_path, "claude", "1.0.1", {"bin/cli": b"1" * BIG})
     v2 = fake_install(tmp_path, "claude", "1.0.2", {"bin/cli": b"2" * BIG})
