@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import options
-from .bisecting import cmd_bisect
 from .errors import InputError, ProbeError
-from .fill import cmd_timeline
 from .options import UsageError, agent_named, recipe_named, spec_of
 
 if TYPE_CHECKING:
@@ -327,6 +325,27 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- the parser
+
+# ---------------------------------------------------------------- commands kept in their modules
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    from .bisecting import cmd_bisect as command  # imported when called: `probe run` starts without it
+
+    return command(args)
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    from .fill import cmd_timeline as command
+
+    return command(args)
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from .cache import cmd_cache as command
+
+    return command(args)
+
 
 
 def parser() -> argparse.ArgumentParser:
