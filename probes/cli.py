@@ -324,8 +324,6 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- the parser
-
 # ---------------------------------------------------------------- commands kept in their modules
 
 
@@ -346,6 +344,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
     return command(args)
 
+
+# ---------------------------------------------------------------- the parser
 
 
 def parser() -> argparse.ArgumentParser:
