@@ -188,22 +188,24 @@ def cmd_table(args: argparse.Namespace) -> int:
     recipes = load_all()
     classifiers = {name: r.classifier for name, r in recipes.items()}
     pairs = {name: r.compare_with for name, r in recipes.items() if r.compare_with}  # extension -> command-hook recipe
+    known = tables.known_candidates(results, sorted({c.agent for c in cells}))  # the registry snapshots
     if args.format == "json":
         print(tables.as_json(cells), end="")
     elif args.format == "html":
         from .evidence import write_atomic
+        from .page import html_page
 
         write_atomic(
             out,
-            tables.html_page(cells, classifiers, out.parent),
+            html_page(cells, classifiers, out.parent, known),
             "table",
             "check --output" if args.output else "check the results directory",
         )
         print(out)
     else:
-        print(tables.markdown(cells, classifiers, pairs), end="")
+        print(tables.markdown(cells, classifiers, pairs, known, args.grid), end="")
     if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
-        tables.write_index(results, cells, classifiers, pairs)
+        tables.write_index(results, cells, classifiers, pairs, known)
     return 0
 
 
@@ -224,6 +226,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_cite(args: argparse.Namespace) -> int:
     from . import tables
+    from .cite import cite
 
     s = spec_of(args.spec, exact=True)
     cells = tables.load(Path(args.results), s.agent, args.recipe, s.version, strict=True)
@@ -231,7 +234,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
         raise InputError(
             f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first"
         )
-    print(tables.cite(cells[0]), end="")
+    print(cite(cells[0], Path(args.results)), end="")
     return 0
 
 

@@ -217,10 +217,11 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     mg.add_argument("--replace", action="store_true", help="merged records replace different ones already there")
     mg.set_defaults(func=commands["merge"])
 
-    t = sub.add_parser("table", help="committed evidence as a recipe x version table")
+    t = sub.add_parser("table", help="committed evidence: each recipe's verdicts as version ranges per agent")
     add_results(t)
     t.add_argument("--agent")
     t.add_argument("--recipe")
+    t.add_argument("--grid", action="store_true", help="markdown: recipes x versions, one column per version")
     t.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
     t.add_argument("--output", help="where --format html writes (default: RESULTS/index.html)")
     t.set_defaults(func=commands["table"])

@@ -4,28 +4,27 @@ gives the same output."""
 
 from __future__ import annotations
 
-import hashlib
-import html
 import json
-import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from tabulate import tabulate
 
-from .claims import verdict_of
+from .claims import applies_recorded, verdict_of
 from .classify import CLASSIFIERS
 from .errors import InputError
 from .evidence import Evidence, load_evidence, write_atomic
-from .legend import CLAIM_HEADERS, claim_marks, claims_list, legend, legend_html
-from .limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
+from .legend import CLAIM_HEADERS, MARKS, claim_marks, claims_list, legend
+from .limits import warn
 from .spec import semver_key
-from .store import Blobs, refs
+from .store import Blobs
+from .timeline import Boundary, Segment, build, candidates_of, read_snapshot, span
 
 Classifiers = Mapping[str, str]  # recipe -> the name of its classifier
 Pairs = Mapping[str, str]  # extension recipe -> the command-hook recipe asking its question
+Known = Mapping[str, Sequence[str] | None]  # agent -> the candidate releases (timeline.py), None: unknown
 
 
 @dataclass(frozen=True)
@@ -46,10 +45,16 @@ class Cell:
 
 
 def load(
-    results: Path, agent: str | None = None, recipe: str | None = None, version: str | None = None, strict: bool = False
+    results: Path,
+    agent: str | None = None,
+    recipe: str | None = None,
+    version: str | None = None,
+    strict: bool = False,
+    skipped: list[str] | None = None,
 ) -> list[Cell]:
     """The evidence in `results`. A file that is not an evidence record is skipped with a
-    warning naming it (the rest still renders), or refused when `strict`."""
+    warning naming it (the rest still renders; into `skipped` instead, when given), or
+    refused when `strict`."""
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     cells: list[Cell] = []
@@ -63,7 +68,10 @@ def load(
         except InputError as e:
             if strict:
                 raise
-            warn(f"skipping {e}")
+            if skipped is None:
+                warn(f"skipping {e}")
+            else:
+                skipped.append(str(e))
     return cells
 
 
@@ -94,7 +102,7 @@ def cell_text(cell: Cell, classifier: str | None) -> str:
 
 
 def matrix(cells: list[Cell], agent: str, classifiers: Classifiers) -> tuple[list[str], list[list[str]]]:
-    """Recipes as rows, versions as columns, for one agent."""
+    """Recipes as rows, versions as columns, for one agent (`--grid`)."""
     versions = versions_of(cells, agent)
     by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
     rows = []
@@ -103,16 +111,140 @@ def matrix(cells: list[Cell], agent: str, classifiers: Classifiers) -> tuple[lis
     return versions, rows
 
 
-def markdown(cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = None) -> str:
+# ---------------------------------------------------------------- ranges
+
+
+def known_candidates(results: Path, agents: Sequence[str]) -> dict[str, list[str] | None]:
+    """Each agent's candidate releases from its committed registry snapshot (timeline.py);
+    None where there is none: then no boundary is called exact."""
+    out: dict[str, list[str] | None] = {}
+    for agent in agents:
+        snap = read_snapshot(results, agent)
+        out[agent] = candidates_of(snap) if snap is not None else None
+    return out
+
+
+def timing_key(classifier: str | None) -> str | None:
+    registered = CLASSIFIERS.get(classifier or "")
+    key = registered.key if registered else None
+    return key if key and key.endswith("_s") else None
+
+
+def steady_text(cell: Cell, classifier: str | None) -> str:
+    """A cell's label and key observation, without a timing (timings move on every run) or
+    claim marks (a claim naming later versions is no change of verdict): equal texts make a range."""
+    key = "" if timing_key(classifier) else key_observation(cell.record, classifier)
+    return " ".join(p for p in (cell.label, key) if p)
+
+
+def range_marks(cells: list[Cell]) -> str:
+    """A mark per claim over a range: each verdict the claim got on the versions of the range
+    it names (`✓`, or `✓/?` where they differ), numbered as claim_marks numbers them."""
+    several = max(len(c.record.claims) for c in cells) > 1
     out = []
-    for agent in sorted({c.agent for c in cells}):
-        versions, rows = matrix(cells, agent, classifiers)
-        out.append(f"## {agent}\n\n" + tabulate(rows, headers=["recipe", *versions], tablefmt="github") + "\n")
-        side = surfaces(cells, agent, pairs or {}, classifiers)
+    for n in range(max(len(c.record.claims) for c in cells)):
+        got = {verdict_of(c.record.claims[n]) for c in cells if len(c.record.claims) > n and applies_recorded(c.record.claims[n])}
+        if got:
+            out.append("/".join(MARKS[v] for v in MARKS if v in got) + (str(n + 1) if several else ""))
+    return " ".join(out)
+
+
+def timing_spread(cells: list[Cell], classifier: str | None) -> str:
+    """The key timing over a range's cells: `3.0s`, or `3.0-3.2s` when they differ."""
+    key = timing_key(classifier)
+    values = [v for c in cells if isinstance(v := c.record.observations.get(key or ""), (int, float))]
+    if not key or not values:
+        return ""
+    lo, hi = f"{min(values):.1f}", f"{max(values):.1f}"
+    return f"{lo}s" if lo == hi else f"{lo}-{hi}s"
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """One segment of a recipe's timeline as shown: its cells and its text."""
+
+    segment: Segment
+    cells: list[Cell]  # one per probed version, ascending
+    text: str  # label, key observation (a timing as its spread), claim marks
+
+
+@dataclass(frozen=True)
+class Line:
+    """One recipe's verdicts on one agent, as ranges of versions."""
+
+    agent: str
+    recipe: str
+    stretches: list[Stretch]
+    boundaries: list[Boundary]  # boundaries[i] lies between stretches[i] and stretches[i + 1]
+
+
+def line(cells: list[Cell], agent: str, recipe: str, classifier: str | None, candidates: Sequence[str] | None) -> Line:
+    mine = {c.version: c for c in cells if c.agent == agent and c.recipe == recipe}
+    segments, boundaries = build({v: steady_text(c, classifier) for v, c in mine.items()}, candidates)
+    stretches = []
+    for s in segments:
+        cs = [mine[v] for v in s.probed]
+        parts = (s.value, timing_spread(cs, classifier), range_marks(cs))
+        stretches.append(Stretch(s, cs, " ".join(p for p in parts if p)))
+    return Line(agent, recipe, stretches, boundaries)
+
+
+EXACT, OPEN = " | ", " … "  # between two ranges: no release between them / unprobed releases between
+
+RANGES_NOTE = (
+    "Each cell is a recipe's verdicts as ranges of probed versions, oldest first: `denied 1.0.71-1.0.92 | "
+    "allowed 1.0.102`. `|` is an exact boundary (no published release lies between the two versions); "
+    "`…` an open one (releases between them were not probed: `probe bisect` finds the change). A range "
+    "covers its first and last probed versions; a timing is shown as its spread over the range. "
+    "Per version: `probe table --grid`."
+)
+
+
+def line_text(ln: Line) -> str:
+    out = ""
+    for n, st in enumerate(ln.stretches):
+        if n:
+            out += EXACT if ln.boundaries[n - 1].exact else OPEN
+        out += f"{st.text} {span(st.segment)}"
+    return out
+
+
+def ranges(cells: list[Cell], agents: list[str], classifiers: Classifiers, known: Known) -> list[list[str]]:
+    """One row per recipe, one column per agent (empty where it was not probed)."""
+    rows = []
+    for recipe in sorted({c.recipe for c in cells}):
+        texts = [line_text(line(cells, a, recipe, classifiers.get(recipe), known.get(a))) for a in agents]
+        rows.append([recipe, *(t.replace("|", "\\|") for t in texts)])
+    return rows
+
+
+def markdown(
+    cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = None, known: Known | None = None, grid: bool = False
+) -> str:
+    """Recipes as ranges per agent (or, `grid`, recipes x versions per agent), each agent's
+    two-surface comparison and claims, and the legend."""
+    agents = sorted({c.agent for c in cells})
+    out = []
+    if not grid and cells:
+        heads = [f"{a} ({len(versions_of(cells, a))} versions)" for a in agents]
+        rows = ranges(cells, agents, classifiers, known or {})
+        out.append(
+            "## Recipes by version range\n\n"
+            + RANGES_NOTE
+            + "\n\n"
+            + tabulate(rows, headers=["recipe", *heads], tablefmt="github")
+            + "\n"
+        )
+    for agent in agents:
+        if grid:
+            versions, rows = matrix(cells, agent, classifiers)
+            out.append(f"## {agent}\n\n" + tabulate(rows, headers=["recipe", *versions], tablefmt="github") + "\n")
+        side = surfaces(cells, agent, pairs or {}, classifiers, None if grid else (known or {}).get(agent, None), grid)
         if side:
+            heads = ["version", "command", "extension"] if grid else ["command", "extension"]
             out.append(
                 f"### {agent}: one question, two surfaces (command hook, extension handler)\n\n"
-                + tabulate(side, headers=["command hook", "extension", "version", "command", "extension"], tablefmt="github")
+                + tabulate(side, headers=["command hook", "extension", *heads], tablefmt="github")
                 + "\n"
             )
         claims = [[cell.replace("|", "\\|") for cell in row] for row in claims_list(cells, agent)]
@@ -123,23 +255,27 @@ def markdown(cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = 
     return "\n".join(out)
 
 
-def surfaces(cells: list[Cell], agent: str, pairs: Pairs, classifiers: Classifiers) -> list[list[str]]:
-    """Each extension recipe beside the command-hook recipe asking its question, per version
-    where both were probed."""
+def surfaces(
+    cells: list[Cell],
+    agent: str,
+    pairs: Pairs,
+    classifiers: Classifiers,
+    candidates: Sequence[str] | None = None,
+    grid: bool = False,
+) -> list[list[str]]:
+    """Each extension recipe beside the command-hook recipe asking its question: as ranges,
+    or (`grid`) per version where both were probed."""
     by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
     rows = []
     for ext, command in sorted(pairs.items()):
-        for v in versions_of(cells, agent):
-            if (ext, v) in by and (command, v) in by:
-                rows.append(
-                    [
-                        command,
-                        ext,
-                        v,
-                        cell_text(by[command, v], classifiers.get(command)),
-                        cell_text(by[ext, v], classifiers.get(ext)),
-                    ]
-                )
+        if grid:
+            for v in versions_of(cells, agent):
+                if (ext, v) in by and (command, v) in by:
+                    both = (cell_text(by[r, v], classifiers.get(r)) for r in (command, ext))
+                    rows.append([command, ext, v, *both])
+        elif any(r == ext for r, _ in by) and any(r == command for r, _ in by):
+            texts = (line_text(line(cells, agent, r, classifiers.get(r), candidates)) for r in (command, ext))
+            rows.append([command, ext, *(t.replace("|", "\\|") for t in texts)])
     return rows
 
 
@@ -160,22 +296,21 @@ def as_json(cells: list[Cell]) -> str:
     return json.dumps(rows, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_index(results: Path, cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = None) -> list[Path]:
-    """results/README.md and results/<agent>.md, regenerated identically from the JSON."""
+def write_index(
+    results: Path, cells: list[Cell], classifiers: Classifiers, pairs: Pairs | None = None, known: Known | None = None
+) -> list[Path]:
+    """results/README.md and results/<agent>.md (ranges), regenerated identically from the JSON."""
     written = []
     agents = sorted({c.agent for c in cells})
     index = ["# Evidence", "", "Generated by `probe table` from the JSON records beside this file; do not edit by hand.", ""]
     for agent in agents:
         versions = versions_of(cells, agent)
         n = len({c.recipe for c in cells if c.agent == agent})
-        index.append(f"- [{agent}]({agent}.md): {n} recipes on {len(versions)} versions ({', '.join(versions)})")
+        shown = ", ".join(versions) if len(versions) <= 12 else f"{versions[0]} to {versions[-1]}"
+        index.append(f"- [{agent}]({agent}.md): {n} recipes on {len(versions)} versions ({shown})")
         page = results / f"{agent}.md"
-        write_atomic(
-            page,
-            f"# {agent}\n\n" + markdown([c for c in cells if c.agent == agent], classifiers, pairs).split("\n", 2)[2],
-            "table",
-            "check the results directory",
-        )
+        mine = [c for c in cells if c.agent == agent]
+        write_atomic(page, f"# {agent}\n\n" + markdown(mine, classifiers, pairs, known), "table", "check the results directory")
         written.append(page)
     index += ["", legend(classifiers).replace("### Reading a cell", "## Reading a cell")]
     write_atomic(results / "README.md", "\n".join(index).rstrip("\n") + "\n", "table", "check the results directory")
@@ -275,140 +410,3 @@ def short(value: object, as_json: bool = True) -> str:
         return json.dumps(value[:8])[:-1] + f", ... {len(value) - 8} more]"
     text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= 160 else text[:157] + "..."
-
-
-# ---------------------------------------------------------------- citation
-
-
-def evidence_digest(path: Path) -> str:
-    """The sha256 of a record as it is now: its file's bytes, then the bytes of each blob it
-    refers to (store.py), each once, in ascending order of their names. Read as boundedly as
-    the record was, each blob checked against its name; a record with no refs hashes as its
-    file alone."""
-    try:
-        data = read_bounded(path, EVIDENCE_MAX_BYTES)
-        record = parse_json(data)
-        h = hashlib.sha256(data)
-        blobs = Blobs()
-        for name in refs(record) if isinstance(record, dict) else []:
-            h.update(blobs.get(path.parent, name))
-    except BadFile as e:
-        raise InputError(f"{path}: not an evidence record ({e})") from None
-    return h.hexdigest()
-
-
-def cite(cell: Cell) -> str:
-    """A Markdown block an ADR can paste: the fact, versions, date, evidence digest (of the
-    record and what it refers to, evidence_digest), control, and each claim it agrees or
-    disagrees with."""
-    r = cell.record
-    digest = evidence_digest(cell.path)
-
-    facts = ", ".join(
-        f"{k}={short(v)}" for k, v in r.observations.items() if isinstance(v, (bool, int, float, str)) and v is not None
-    )
-    lines = [
-        f"**Measured fact** ({r.agent} {r.executed_version}, `{r.recipe}`): {r.question} "
-        f"Outcome: **{r.outcome}**{' (' + facts + ')' if facts else ''}.",
-        "",
-        f"- Executed version: {r.agent} {r.executed_version} (requested {r.requested_version}, "
-        f"read back from {r.executed_version_source})",
-        f"- Harness: probe {r.harness_version}{f' (commit {r.harness_commit[:12]})' if r.harness_commit else ''}, "
-        f"{r.backend} backend, network {r.network}",
-        f"- Date: {r.started_at}",
-        f"- Evidence: `{cell.path}` (sha256 `{digest}`, of the record and the blobs it refers to)",
-        f"- Control: `{r.control or r.control_of}`",
-    ]
-    for c in r.claims:
-        verdict = {"agrees": "agrees with", "disagrees": "**disagrees** with", "untested": "does not test"}[verdict_of(c)]
-        why = f" ({c['reason']})" if verdict_of(c) != "agrees" and c.get("reason") else ""
-        lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"{why}')
-    return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------- HTML
-
-
-def html_page(cells: list[Cell], classifiers: Classifiers, base: Path) -> str:
-    """One self-contained page: the recipe x version matrix per agent, cells coloured by
-    outcome and linked to their evidence, filters by agent and recipe group (classifier)."""
-
-    def colour(label: str) -> str:
-        hue = int(hashlib.sha256(label.split(" ")[0].encode()).hexdigest()[:4], 16) % 360
-        return f"hsl({hue},70%,85%)"
-
-    sections: list[str] = []
-    for agent in sorted({c.agent for c in cells}):
-        versions, _ = matrix(cells, agent, classifiers)
-        by = {(c.recipe, c.version): c for c in cells if c.agent == agent}
-        head = "".join(f"<th>{html.escape(v)}</th>" for v in versions)
-        body = []
-        for recipe in sorted({c.recipe for c in cells if c.agent == agent}):
-            group = classifiers.get(recipe, "other")
-            tds = []
-            for v in versions:
-                c = by.get((recipe, v))
-                if c is None:
-                    tds.append("<td></td>")
-                    continue
-                href = html.escape(os.path.relpath(c.path, base))
-                tds.append(
-                    f'<td style="background:{colour(c.label)}"><a href="{href}">'
-                    f"{html.escape(cell_text(c, classifiers.get(recipe)))}</a></td>"
-                )
-            body.append(f'<tr data-group="{html.escape(group)}"><th>{html.escape(recipe)}</th>{"".join(tds)}</tr>')
-        claim_rows = "".join(
-            f'<tr data-group="{html.escape(classifiers.get(row[0], "other"))}">'
-            + "".join(f"<td>{html.escape(x)}</td>" for x in row)
-            + "</tr>"
-            for row in claims_list(cells, agent)
-        )
-        claim_head = "".join(f"<th>{html.escape(h)}</th>" for h in CLAIM_HEADERS)
-        claim_table = (
-            f"<h3>{html.escape(agent)}: claims</h3><table><thead><tr>{claim_head}</tr></thead><tbody>{claim_rows}</tbody></table>"
-            if claim_rows
-            else ""
-        )
-        sections.append(
-            f'<section data-agent="{html.escape(agent)}"><h2>{html.escape(agent)}</h2>'
-            f"<table><thead><tr><th>recipe</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-            f"{claim_table}</section>"
-        )
-    groups = sorted(set(classifiers.values()))
-    agents = sorted({c.agent for c in cells})
-
-    def opts(items: list[str]) -> str:
-        return "".join(f"<option>{html.escape(i)}</option>" for i in items)
-
-    example = "&".join([*(f"agent={a}" for a in agents[:1]), "group=liveness"])  # a view a link can share
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>probe evidence</title>
-<style>
-body {{ font: 13px system-ui, sans-serif; margin: 1em; }}
-table {{ border-collapse: collapse; margin-bottom: 2em; }}
-th, td {{ border: 1px solid #bbb; padding: 3px 6px; text-align: left; white-space: nowrap; }}
-td a {{ color: #000; text-decoration: none; }}
-thead th {{ background: #eee; position: sticky; top: 0; }}
-</style></head><body>
-<h1>probe evidence</h1>
-<p>Recipes by version; each cell is the outcome label, its key observation and a mark per
-claim (see Reading a cell, below), linked to its evidence.
-Agent <select id="agent"><option>all</option>{opts(agents)}</select>
-Recipe group <select id="group"><option>all</option>{opts(groups)}</select></p>
-{"".join(sections)}
-{legend_html(classifiers)}
-<script>
-function filter() {{
-  const a = document.getElementById('agent').value, g = document.getElementById('group').value;
-  document.querySelectorAll('section').forEach(s => s.hidden = a !== 'all' && s.dataset.agent !== a);
-  document.querySelectorAll('tbody tr').forEach(r => r.hidden = g !== 'all' && r.dataset.group !== g);
-}}
-document.getElementById('agent').onchange = filter;
-document.getElementById('group').onchange = filter;
-// #{example} in the address selects the filters, so a link can share a view
-new URLSearchParams(location.hash.slice(1)).forEach((v, k) => {{
-  const el = document.getElementById(k); if (el) el.value = v; }});
-filter();
-</script>
-</body></html>
-"""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -35,8 +36,25 @@ def test_table_is_byte_stable_and_writes_the_index(results):
     second = probe("table", "--results", str(results))
     assert first.returncode == 0 and first.stdout == second.stdout
     assert index == ((results / "README.md").read_bytes(), (results / "copilot.md").read_bytes())
-    assert "| hang-pretool " in first.stdout and "fail-open 3.0s" in first.stdout
+    assert "| hang-pretool " in first.stdout and "fail-open 3.0s 2.1.328-2.1.332" in first.stdout  # one range
     assert "1.0.80" in first.stdout and "1.0.92" in first.stdout
+    assert "recorded string 1.0.71-1.0.80 … recorded object 1.0.92-1.0.102" in first.stdout  # no snapshot: open
+    grid = probe("table", "--grid", "--results", str(results)).stdout  # recipes x versions, as before
+    assert "| recipe " in grid and "| 1.0.80 " in grid and "fail-open 3.0s" in grid
+    assert (results / "copilot.md").read_bytes() == index[1]  # the index is the same whichever is printed
+
+
+def test_ranges_mark_exact_and_open_boundaries(tmp_path):
+    from .synthetic import releases, write_points, write_published
+
+    root = tmp_path / "results"
+    write_points(root, "copilot", "exit2-pretool", {"1.0.1": "denied", "1.0.2": "denied", "1.0.3": "allowed"})
+    write_points(root, "copilot", "hang-pretool", {"1.0.1": "held", "1.0.5": "fail-open", "1.0.6": "held"})
+    write_published(root, "copilot", releases("1.0.", 8))
+    out = probe("table", "--results", str(root)).stdout
+    assert "| exit2-pretool | denied reason no 1.0.1-1.0.2 \\| allowed reason no 1.0.3 |" in out  # adjacent releases: exact
+    assert "| hang-pretool  | held 1.0.1 … fail-open 1.0.5 \\| held 1.0.6              |" in out  # 1.0.2-1.0.4 unprobed: open
+    assert "copilot (5 versions)" in out  # probed of any recipe
 
 
 def test_table_json_has_one_row_per_record(results):
@@ -61,7 +79,7 @@ def test_diff_of_a_version_without_evidence_is_one_line(results):
 
 def test_cite_gives_fact_version_digest_and_claim(results):
     out = probe("cite", "copilot@1.0.92", "exit2-pretool", "--results", str(results)).stdout
-    from probes.tables import evidence_digest
+    from probes.cite import evidence_digest
 
     digest = evidence_digest(results / "copilot" / "1.0.92" / "exit2-pretool.json")  # the record and its blobs
     assert "Outcome: **denied**" in out and "copilot 1.0.92" in out and digest in out
@@ -123,9 +141,12 @@ def test_html_view_renders_in_headless_chromium(results, tmp_path):
     assert shot.exists() and shot.stat().st_size > 20_000
     dom = chromium("--dump-dom", page.as_uri() + "#agent=claude&group=liveness", tmp_path=tmp_path).stdout
     assert '<section data-agent="copilot" hidden=""' in dom and '<section data-agent="claude">' in dom
-    assert '<tr data-group="liveness">' in dom and '<tr data-group="decision" hidden="">' in dom
-    link = "results/claude/2.1.328/hang-pretool.json"  # relative to the page
+    assert '<td data-agent="copilot" hidden="">' in dom and '<th data-agent="claude">' in dom
+    assert '<tr id="hang-pretool" data-group="liveness" data-changes="0" data-control="0">' in dom
+    assert '<tr id="exit2-pretool" data-group="decision" data-changes="0" data-control="0" hidden="">' in dom
+    link = "results/claude/2.1.328/hang-pretool.json"  # relative to the page: the segment's first record
     assert f'href="{link}"' in dom
+    assert re.search(f'<a href="{link}" title="2.1.328" style="left: [0-9.]+%; width: [0-9.]+%;"></a>', dom)  # its tick
 
 
 def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):

@@ -1,0 +1,114 @@
+"""`probe cite`: a Markdown block an ADR can paste, for one record and the range of versions
+its verdict holds over (the table's ranges, tables.line on timeline.py): since when, and whether that "since" was bisected (an
+exact boundary: the release before gave another verdict) or is open (unprobed releases lie
+between the two probed versions). Every record it rests on is cited with its digest."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .claims import verdict_of
+from .errors import InputError
+from .limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
+from .recipes import load_all
+from .store import Blobs, refs
+from .tables import Cell, Line, known_candidates, line, load, short
+from .timeline import span
+
+
+def evidence_digest(path: Path) -> str:
+    """The sha256 of a record as it is now: its file's bytes, then the bytes of each blob it
+    refers to (store.py), each once, in ascending order of their names. Read as boundedly as
+    the record was, each blob checked against its name; a record with no refs hashes as its
+    file alone."""
+    try:
+        data = read_bounded(path, EVIDENCE_MAX_BYTES)
+        record = parse_json(data)
+        h = hashlib.sha256(data)
+        blobs = Blobs()
+        for name in refs(record) if isinstance(record, dict) else []:
+            h.update(blobs.get(path.parent, name))
+    except BadFile as e:
+        raise InputError(f"{path}: not an evidence record ({e})") from None
+    return h.hexdigest()
+
+
+def record_line(cell: Cell, what: str, text: str) -> str:
+    return f"- {what}: `{cell.path}` (sha256 `{evidence_digest(cell.path)}`), {cell.agent} {cell.version} gave **{text}**"
+
+
+def since(ln: Line, cell: Cell) -> list[str]:
+    """Where the cited verdict starts and ends among the probed versions (the table's ranges:
+    label and key observation), and the records of each boundary around it, both sides."""
+    i = next((n for n, st in enumerate(ln.stretches) if cell.version in st.segment.probed), None)
+    if i is None:
+        return []
+    here = ln.stretches[i]
+    seg = here.segment
+    below = (ln.boundaries[i - 1], ln.stretches[i - 1]) if i > 0 else None
+    above = (ln.boundaries[i], ln.stretches[i + 1]) if i < len(ln.boundaries) else None
+    n = len(seg.probed)
+    head = f"**Range**: **{here.text}** on {cell.agent} {span(seg)} ({n} probed version{'s' if n > 1 else ''})"
+    lines = []
+    if below is None:
+        lines.append(f"{head}; since at least {seg.first}, the oldest version probed.")
+    elif below[0].exact:
+        lines.append(f"{head}; since {seg.first} (bisected: the release before, {below[0].before}, gave {below[1].text}).")
+    else:
+        b = below[0]
+        lines.append(
+            f"{head}; since {seg.first} or earlier: the range is open, the change lies between probed "
+            f"versions {b.before} (gave {below[1].text}) and {b.after}, with releases between them unprobed "
+            f"(`probe bisect {cell.agent} {cell.recipe} --from {b.before} --to {b.after}` finds it)."
+        )
+    if above is not None:
+        how = "exact: the next release" if above[0].exact else "open: unprobed releases between"
+        lines.append(f"Through {seg.last}; {above[0].after} gave {above[1].text} ({how}).")
+    lines.append("")
+    if below is not None:
+        lines.append(record_line(below[1].cells[-1], "Boundary below, before", below[1].text))
+        lines.append(record_line(here.cells[0], "Boundary below, after", here.text))
+    if above is not None:
+        lines.append(record_line(here.cells[-1], "Boundary above, before", here.text))
+        lines.append(record_line(above[1].cells[0], "Boundary above, after", above[1].text))
+    return lines
+
+
+def cite(cell: Cell, results: Path) -> str:
+    """The fact, versions, date, evidence digest (of the record and what it refers to,
+    evidence_digest), control, each claim it agrees or disagrees with, and the range of
+    versions the verdict holds over with the boundary records."""
+    r = cell.record
+    digest = evidence_digest(cell.path)
+
+    facts = ", ".join(
+        f"{k}={short(v)}" for k, v in r.observations.items() if isinstance(v, (bool, int, float, str)) and v is not None
+    )
+    lines = [
+        f"**Measured fact** ({r.agent} {r.executed_version}, `{r.recipe}`): {r.question} "
+        f"Outcome: **{r.outcome}**{' (' + facts + ')' if facts else ''}.",
+        "",
+        f"- Executed version: {r.agent} {r.executed_version} (requested {r.requested_version}, "
+        f"read back from {r.executed_version_source})",
+        f"- Harness: probe {r.harness_version}{f' (commit {r.harness_commit[:12]})' if r.harness_commit else ''}, "
+        f"{r.backend} backend, network {r.network}",
+        f"- Date: {r.started_at}",
+        f"- Evidence: `{cell.path}` (sha256 `{digest}`, of the record and the blobs it refers to)",
+        f"- Control: `{r.control or r.control_of}`",
+    ]
+    for c in r.claims:
+        verdict = {"agrees": "agrees with", "disagrees": "**disagrees** with", "untested": "does not test"}[verdict_of(c)]
+        why = f" ({c['reason']})" if verdict_of(c) != "agrees" and c.get("reason") else ""
+        lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"{why}')
+    recipe = load_all().get(cell.recipe)
+    unread: list[str] = []  # the cited record was read strictly; a neighbour that cannot be is named here
+    cells = load(results, cell.agent, cell.recipe, skipped=unread)
+    ln = line(
+        cells, cell.agent, cell.recipe, recipe.classifier if recipe else None, known_candidates(results, [cell.agent])[cell.agent]
+    )
+    ranged = since(ln, cell)
+    if ranged:
+        lines += ["", *ranged]
+    lines += [f"- Left out of the range, unreadable: {why}" for why in unread]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,100 @@
+"""results/index.html from a synthetic tree of 150 releases per agent (our own rendering, so
+fake evidence is fine): one row per recipe, agents side by side, exact and open boundaries,
+colours by meaning, stable bytes; and, rendered in headless chromium, every row fits the screen."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from probes import tables
+from probes.meaning import LABELS, MEANINGS, meaning_of
+from probes.page import html_page, runs
+
+from .synthetic import RESULTS, releases, write_points, write_published
+from .test_tables import chromium
+
+AGENTS = {"copilot": "1.0.", "claude": "2.1."}
+
+
+def tree(root: Path) -> Path:
+    """150 releases per agent: exit2-pretool probed on all (denied until the 60th, allowed
+    after: exact), hang-pretool on every 7th (held, then fail-open: open), and a flaky one."""
+    for agent, prefix in AGENTS.items():
+        published = releases(prefix, 150)
+        write_published(root, agent, published)
+        write_points(root, agent, "exit2-pretool", {v: "denied" if i < 60 else "allowed" for i, v in enumerate(published)})
+        write_points(
+            root, agent, "hang-pretool", {v: "held" if i < 100 else "fail-open" for i, v in enumerate(published) if i % 7 == 0}
+        )
+    return root
+
+
+def page(root: Path) -> str:
+    cells = tables.load(root)
+    classifiers = {"exit2-pretool": "decision", "hang-pretool": "liveness"}
+    return html_page(cells, classifiers, root, tables.known_candidates(root, sorted(AGENTS)))
+
+
+def test_150_versions_render_as_one_row_per_recipe_with_agents_side_by_side(tmp_path):
+    root = tree(tmp_path / "results")
+    text = page(root)
+    assert text == page(root)  # the same evidence, the same bytes
+    assert "http://" not in text and "https://" not in text and "<link" not in text  # nothing fetched
+    assert len(text.encode()) < 60_000  # 600 records; the ticks come from one compact list per bar
+    row = re.search(r'<tr id="exit2-pretool".*?</tr>', text)
+    assert row and row.group().count("<td data-agent=") == 2  # claude and copilot on one row
+    assert 'data-p="0-149"' in row.group()  # every version probed: one run of ticks
+    assert row.group().count('class="bd x"') == 2  # 1.0.59 -> 1.0.60 exact, on each agent
+    assert 'href="copilot/1.0.60/exit2-pretool.json"' in row.group()  # a segment links its first record
+    assert "denied reason no 1.0.0-1.0.59 | allowed reason no 1.0.60-1.0.149" in row.group()  # the change spelt out
+    hang = re.search(r'<tr id="hang-pretool".*?</tr>', text)
+    assert hang and hang.group().count('class="bd o"') == 2  # 1.0.98 ... 1.0.105: six releases unprobed
+    assert 'data-changes="1"' in hang.group() and "2 changes" in hang.group()
+    assert text.count('<tr id="') == 2  # one row per recipe, not per version
+    assert "A pre-tool hook exits 2" in row.group()  # the recipe's question on its row
+
+
+def test_colours_are_fixed_by_meaning_and_every_committed_label_has_one():
+    assert meaning_of("denied").key == meaning_of("fail-closed").key == "blocked"
+    assert meaning_of("allowed").key == meaning_of("fail-open").key == "ran"
+    assert meaning_of("held-by-stdout").key == "held" and meaning_of("no-hook").key == "quiet"
+    assert meaning_of("parallel×1 / serial×4").key == "flaky"
+    assert len({m.fill for m in MEANINGS}) == len(MEANINGS)  # one colour, one meaning
+    verdicts = {label for labels in LABELS.values() for label in labels}
+    import json
+
+    for path in RESULTS.glob("*/*/*.json"):  # a committed label is a verdict we know, or a recorded fact
+        label = json.loads(path.read_text())["outcome"]
+        recorded = re.fullmatch(
+            r"\d+-of-\d+-\w+|\d+-starts-\d+-prompts|[\w-]+(\+[\w-]+)+|[a-z_]+|[a-zA-Z]+|[a-z]+-[a-z-]+", label
+        )
+        assert label in verdicts or (recorded and meaning_of(label).key == "recorded"), (path, label)
+
+
+def test_runs_compress_the_probed_places():
+    assert runs([0, 1, 2, 5, 7, 8]) == "0-2 5 7-8" and runs([]) == ""
+
+
+@pytest.mark.real
+def test_150_versions_fit_a_screen_in_headless_chromium(tmp_path):
+    """Rendered: no row wider than a 1400-pixel window, each row under 120 pixels high, 150
+    ticks per fully probed bar, each linked to its record."""
+    root = tree(tmp_path / "results")
+    measure = """<script>
+const rows = [...document.querySelectorAll('tr[id]')], h = Math.max(...rows.map(r => r.getBoundingClientRect().height));
+document.body.dataset.fit = [document.documentElement.scrollWidth <= innerWidth, Math.round(h),
+  document.querySelectorAll('#exit2-pretool td[data-agent=copilot] .ticks a').length].join(' ');
+</script></body>"""
+    out = root / "index.html"
+    out.write_text(page(root).replace("</body>", measure))
+    shot = tmp_path / "page.png"
+    chromium(f"--screenshot={shot}", "--window-size=1400,900", out.as_uri(), tmp_path=tmp_path)
+    assert shot.exists() and shot.stat().st_size > 20_000
+    dom = chromium("--window-size=1400,900", "--dump-dom", out.as_uri(), tmp_path=tmp_path).stdout
+    fit = re.search(r'data-fit="(\w+) (\d+) (\d+)"', dom)
+    assert fit, dom[:300]
+    assert fit.group(1) == "true" and int(fit.group(2)) < 120 and fit.group(3) == "150"
+    assert '<a href="copilot/1.0.149/exit2-pretool.json" title="1.0.149"' in dom
