@@ -368,6 +368,7 @@ def parser() -> argparse.ArgumentParser:
             "reclassify": cmd_reclassify,
             "schema": cmd_schema,
             "versions": cmd_versions,
+            "cache": cmd_cache,
         }
     )
 

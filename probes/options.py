@@ -258,6 +258,21 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     add_results(v, "where probed versions are looked up")
     add_json(v)
     v.set_defaults(func=commands["versions"])
+
+    ca = sub.add_parser(
+        "cache",
+        help="installed CLI versions: size, install time, last use; prune them",
+        description="List the installed CLI versions (size on disk, bytes only each holds, install "
+        "time, last use) or prune them: least recently used first to fit --max (or PROBE_CACHE_MAX), "
+        "or the named --version. A version a running probe uses is never removed.",
+    )
+    ca.add_argument("action", nargs="?", choices=["list", "prune"], default="list")
+    ca.add_argument("--agent")
+    ca.add_argument("--version", dest="version", metavar="V", help="prune: remove this version (with --agent)")
+    ca.add_argument("--max", metavar="SIZE", help="prune: keep at most SIZE (20G, 500M, bytes)")
+    add_dry_run(ca)
+    add_json(ca, "list: print the versions as JSON")
+    ca.set_defaults(func=commands["cache"])
     return p
 
 
