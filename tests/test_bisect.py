@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -220,9 +221,9 @@ def test_bump_report_names_the_release_that_changed():
     change = {"recipe": "cwd-subdir", "what": "outcome", "from": "project-root", "to": "session-cwd"}
     step = bump.Step("1.0.57", "1.0.92", 1, [change])
     step.narrowed = {"cwd-subdir": Narrowed("cwd-subdir", ("1.0.57", "1.0.92"), "boundary", "1.0.71", "1.0.73", True, ["1.0.71"])}
-    text = bump.report(p, [step], [], bump.Path("results"))
+    text = bump.report(p, [step], [], Path("results"))
     assert "| changed in |" in text and "| 1.0.73 (exact, bisected in 1 probe(s)) |" in text
     doc = bump.as_json(p, [step], [])
     assert doc["steps"][0]["bisected"][0]["after"] == "1.0.73"
     step.narrowed = {}
-    assert "| **session-cwd** | - |" in bump.report(p, [step], [], bump.Path("results"))
+    assert "| **session-cwd** | - |" in bump.report(p, [step], [], Path("results"))
