@@ -8,11 +8,11 @@ import json
 import pytest
 
 from probes import cache as cache_mod
-from probes import install
+from probes import install, slim
 from probes.agents import AGENTS
 from probes.errors import HarnessError, InputError
 
-from .conftest import probe_cmd
+from .conftest import COPILOT, probe_cmd
 
 
 @pytest.fixture
@@ -67,12 +67,13 @@ def test_bad_cache_max_stops_before_installing(cache, monkeypatch):
     assert not (cache / "cli").exists()
 
 
-# Two adjacent Copilot releases (measured: they share about 38 MB of identical files).
-FIRST, SECOND = "copilot@1.0.89", "copilot@1.0.88"
+# Copilot 1.0.57's main package ships every platform's prebuilds (pruning drops about 197 MB
+# of them); 1.0.92 shares about 30 MB of identical files with it.
+FIRST, SECOND = "copilot@1.0.57", COPILOT
 
 
 @pytest.mark.real
-def test_real_install_is_shared_and_still_probes(real_tools, tmp_path, monkeypatch):
+def test_real_install_is_pruned_shared_and_still_probes(real_tools, tmp_path, monkeypatch):
     monkeypatch.setenv("PROBE_CACHE", str(tmp_path / "cache"))  # probe_cmd's processes inherit it
     monkeypatch.delenv("PROBE_CACHE_MAX", raising=False)
     for spec in (FIRST, SECOND):
@@ -82,6 +83,10 @@ def test_real_install_is_shared_and_still_probes(real_tools, tmp_path, monkeypat
         assert ev["outcome"] == "recorded" and ev["observations"]["tool_ran"] is True
     root = tmp_path / "cache" / "cli" / "copilot"
     first, second = (root / s.split("@")[1] for s in (FIRST, SECOND))
+    here = slim.this_platform()
+    assert not [d for d in first.rglob("*") if d.is_dir() and slim.foreign(d.name, here)]
+    record = cache_mod.read_record(first)
+    assert record is not None and record["dropped_bytes"] > 100_000_000
     inodes = {p.stat().st_ino for p in first.rglob("*") if p.is_file() and not p.is_symlink()}
     assert any(p.stat().st_ino in inodes for p in second.rglob("*") if p.is_file() and not p.is_symlink())
     listed = json.loads(probe_cmd("cache", "--json").stdout)
