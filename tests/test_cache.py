@@ -119,6 +119,35 @@ def test_a_store_entry_swept_between_two_installs_is_added_again(tmp_path):
     assert f2.stat().st_nlink == 2 and f2.read_bytes() == b"q" * BIG
 
 
+def _share_and_sweep(args: tuple[str, str, bool]) -> None:
+    tree, store, sweeping = args
+    slim.share(Path(tree), Path(store))
+    if sweeping:
+        slim.sweep(Path(store))
+
+
+def test_concurrent_installs_and_sweeps_leave_every_file_whole(tmp_path):
+    import multiprocessing
+
+    files = {f"lib/{i}.js": bytes([i]) * (BIG + i) for i in range(20)}
+    trees = []
+    for n in range(4):
+        for rel, data in files.items():
+            write(tmp_path / f"v{n}" / rel, data)
+        trees.append((str(tmp_path / f"v{n}"), str(tmp_path / "store"), n % 2 == 1))
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        pool.map(_share_and_sweep, trees)
+    for n in range(4):
+        for rel, data in files.items():
+            assert (tmp_path / f"v{n}" / rel).read_bytes() == data
+    assert not list(tmp_path.rglob(".*link-*"))
+    slim.share(tmp_path / "v0", tmp_path / "store")  # whatever a sweep undid, sharing converges
+    for n in range(1, 4):
+        slim.share(tmp_path / f"v{n}", tmp_path / "store")
+    for rel in files:
+        assert len({(tmp_path / f"v{n}" / rel).stat().st_ino for n in range(4)}) == 1
+
+
 def version(name: str, inodes: dict[tuple[int, int], int], last_used: float) -> Version:
     return Version("claude", name, Path("/nowhere") / name, inodes, last_used, None)
 
