@@ -106,11 +106,14 @@ _HELD_LOCK = threading.Lock()  # installs may run in threads (bisect's prefetch)
 def hold(prefix: Path) -> None:
     """Mark `prefix` as in use by this process (a shared lock kept until the process ends or
     release(prefix)) and as used now. Waits only while an eviction of it is under way."""
-    prefix.parent.mkdir(parents=True, exist_ok=True)
     with _HELD_LOCK:
         f = _HELD.get(prefix)
         if f is None:
-            f = open(use_path(prefix), "ab")  # noqa: SIM115 (held open for the process's life)
+            try:
+                prefix.parent.mkdir(parents=True, exist_ok=True)
+                f = open(use_path(prefix), "ab")  # noqa: SIM115 (held open for the process's life)
+            except OSError:
+                return  # a read-only cache: nothing can evict from it either (an install says why it fails)
             fcntl.flock(f.fileno(), fcntl.LOCK_SH)
             _HELD[prefix] = f
         os.utime(f.fileno())
