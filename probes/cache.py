@@ -308,6 +308,9 @@ class Row(TypedDict):
     unique_bytes: int  # linked to by no other version: what removing it frees
     installed_at: str | None
     install_s: float | None
+    npm_s: float | None
+    dropped_bytes: int | None  # other platforms' files removed at install
+    shared_bytes: int | None  # linked at install to files the store already had
     last_used: str
 
 
@@ -323,6 +326,9 @@ def rows(found: Scan) -> list[Row]:
                 unique_bytes=found.unique(v),
                 installed_at=r["installed_at"] if r else None,
                 install_s=r["install_s"] if r else None,
+                npm_s=r["npm_s"] if r else None,
+                dropped_bytes=r["dropped_bytes"] if r else None,
+                shared_bytes=r["shared_bytes"] if r else None,
                 last_used=datetime.fromtimestamp(v.last_used, UTC).isoformat(timespec="seconds"),
             )
         )

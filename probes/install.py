@@ -93,6 +93,7 @@ def install(agent: Agent, version: str) -> Path:
             staging.rename(prefix)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+    cache.hold(prefix)  # used now, after its install
     if limit is not None:
         cache.evict(cache_root(), limit, installed_in)
     return prefix
