@@ -266,7 +266,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
     Path(args.results).mkdir(parents=True, exist_ok=True)
     check_writable(Path(args.results))
-    cells = matrix.run(cells, Path(args.results), args.jobs or matrix.default_jobs(), args.repeat)
+    cells = matrix.run(cells, Path(args.results), args.jobs, args.repeat)
     failed = [c for c in cells if c.status != "done"]
     if args.json:
         print(json.dumps(matrix.as_dicts(cells), indent=2))
@@ -280,7 +280,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 def cmd_bump(args: argparse.Namespace) -> int:
     """Plan, run and report each agent's new releases; the exit status says what changed
     (bump.Night.exit_status)."""
-    from . import bump, matrix
+    from . import bump
 
     if not (args.plan or args.agent):
         raise UsageError("bump needs --agent or --plan")
@@ -308,8 +308,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
                 )
             )
         return 0
-    jobs = args.jobs or matrix.default_jobs()
-    night = bump.probe_and_report(plans, Path(args.results), jobs, args.report_only, args.link_base)
+    night = bump.probe_and_report(plans, Path(args.results), args.jobs, args.report_only, args.link_base)
     if args.json:
         print(json.dumps({"plans": night.docs, "verdicts_changed": night.changed, "report": "\n".join(night.reports)}, indent=2))
     else:

@@ -263,10 +263,5 @@ def _progress(total: int) -> Report:
     return report
 
 
-def default_jobs() -> int:
-    """Kept for callers that want one cell per core exactly; `run(jobs=None)` adapts."""
-    return schedule.cores()
-
-
 def as_dicts(cells: list[Cell]) -> list[dict[str, Any]]:
     return [asdict(c) for c in cells]

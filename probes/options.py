@@ -79,7 +79,7 @@ def add_jobs(p: argparse.ArgumentParser) -> None:
         "--jobs",
         type=count("--jobs", 1, MAX_JOBS),
         metavar="N",
-        help=f"worker processes, at most {MAX_JOBS} (default: the number of cores)",
+        help=f"cells at once, at most {MAX_JOBS} (default: one per core, more while cores are idle)",
     )
 
 
