@@ -6,6 +6,7 @@ control shares is not earned, and the report says so."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sys
@@ -64,8 +65,13 @@ class Runner:
                 points.append(self.said(probe_point(*a), name))
             return points
         self.say(f"probing {', '.join(versions)} of {self.agent.name} {name}, {self.jobs} at a time")
-        if self.pool is None:  # a worker ends with the bisect that started it, even when SIGKILLed
-            self.pool = ProcessPoolExecutor(self.jobs, initializer=_die_with_parent, initargs=(os.getpid(),))
+        if self.pool is None:
+            # Spawned, not forked: a fork while an install thread runs npm would hand the
+            # worker that npm's pipes (its install then never ends, and the worker waits on
+            # its lock). A worker ends with the bisect that started it, even when SIGKILLed.
+            self.pool = ProcessPoolExecutor(
+                self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),)
+            )
         return [self.said(p, name) for p in self.pool.map(probe_point, *zip(*args, strict=True))]
 
     def say(self, line: str) -> None:
