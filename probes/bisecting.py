@@ -78,7 +78,7 @@ class Runner:
         print(f"probe: {line}", file=sys.stderr, flush=True)
 
     def said(self, p: Point, recipe: str) -> Point:
-        self.say(f"{self.agent.name}@{p.version} {recipe}: {p.value if not p.skipped else f'skipped ({p.reason})'}")
+        self.say(f"{self.agent.name}@{p.version} {recipe}: {brief(p.value) if not p.skipped else f'skipped ({p.reason})'}")
         return p
 
     def prefetch(self, versions: list[str]) -> None:
@@ -96,6 +96,12 @@ class Runner:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def brief(value: str | None, width: int = 120) -> str:
+    """A verdict on part of a line (an observation's value may be long; --json has it whole)."""
+    text = str(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _die_with_parent(parent: int) -> None:
@@ -253,11 +259,11 @@ def text(r: Report) -> str:
     ]
     if b.status == "boundary" and b.before and b.after:
         exact = "exact: adjacent releases" if b.exact else "open: releases between could not run"
-        lines.append(f"boundary: {b.before.version} {b.before.value} | {b.after.version} {b.after.value} ({exact})")
+        lines.append(f"boundary: {b.before.version} {brief(b.before.value)} | {b.after.version} {brief(b.after.value)} ({exact})")
         lines.append(f"evidence: {b.before.evidence}, {b.after.evidence}")
     elif b.status == "agree" and b.before:
         lines.append(
-            f"the ends agree ({b.before.value} on both): no boundary to find; changes that come and go between them "
+            f"the ends agree ({brief(b.before.value)} on both): no boundary to find; changes that come and go between them "
             f"show with `probe timeline {r.agent} {r.recipe} --versions {r.start}..{r.end} --every K`"
         )
     elif b.status == "flaky" and b.flaky:

@@ -181,7 +181,11 @@ def text(t: Timeline) -> str:
     what = f"{t.recipe}" + (f" ({t.observation})" if t.observation else "")
     if not t.segments:
         return f"{t.agent} {what}: no evidence"
-    lines = [f"{t.agent} {what}: " + " | ".join(f"{s.value} {span(s)}" for s in t.segments)]
+    cut = 60 if len(t.segments) > 1 else 120  # an observation's value may be long; --json has it whole
+    lines = [
+        f"{t.agent} {what}: "
+        + " | ".join(f"{s.value if len(s.value) <= cut else s.value[: cut - 3] + '...'} {span(s)}" for s in t.segments)
+    ]
     for b in t.boundaries:
         lines.append(f"  {b.before} -> {b.after}: {'exact' if b.exact else 'open (unprobed releases between)'}")
     return "\n".join(lines)
