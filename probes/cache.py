@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, TypedDict
 
 from .errors import InputError
+from .pids import alive
 from .slim import sweep
 
 SIZE_RE = re.compile(r"(\d{1,15}(?:\.\d{1,6})?)\s*([KMGT]?)(?:i?B)?", re.ASCII | re.IGNORECASE)
@@ -230,16 +231,6 @@ def plan_eviction(
     return chosen
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return pid > 0
-
-
 def remove(v: Version) -> None:
     """Remove an installed version whose .use lock the caller holds exclusive: the prefix is
     renamed away first, so nothing ever sees half of it."""
@@ -261,7 +252,7 @@ def evict(
     versions in `only`, agent -> version); (removed, skipped as in use)."""
     for stale in cli_root(root).glob("*/.*.evicted-*"):  # an eviction killed midway
         pid = stale.name.rsplit("-", 1)[1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not alive(int(pid)):
             shutil.rmtree(stale, ignore_errors=True)
     found = scan(root, None, is_installed)
     candidates = [v for v in found.versions if agent is None or v.agent == agent]

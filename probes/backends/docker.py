@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import HarnessError, InputError
+from ..pids import alive
 from .base import GRACE_S, BackendRun, Deferred, Launch
 from .common import read_result, runner_argv
 
@@ -40,16 +41,6 @@ JAIL = {
 }
 JAIL_FILESYSTEM = "read-only image, private /tmp and /run, writable run directory"
 JAIL_USER = "no capabilities"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def client() -> Any:
@@ -192,5 +183,5 @@ class DockerBackend:
         """Containers of probes on this host that were killed before they could remove them."""
         for c in self.docker.containers.list(all=True, filters={"label": [f"probe.host={HOST}"]}):
             pid = int(c.labels.get("probe.pid", "0") or 0)
-            if pid and not _alive(pid):
+            if pid and not alive(pid):
                 c.remove(force=True)
