@@ -29,11 +29,13 @@ class Filled:
     def probes(self) -> int:
         return len(self.sampled) + sum(len(b.probed) for b in self.searches) + sum(not c.reused for c in self.controls)
 
+    ends: tuple[str, ...] = ()  # the first and last release of --versions
+
     @property
     def exit_status(self) -> int:
         """1 when an end of the range could not run, or a search stopped (flaky, failed)."""
-        ends = [p for p in self.sampled[:1] + self.sampled[-1:] if p.skipped]
-        return 1 if ends or any(b.status in ("flaky", "failed") for b in self.searches) else 0
+        lost = [p for p in self.sampled if p.skipped and p.version in self.ends]
+        return 1 if lost or any(b.status in ("flaky", "failed") for b in self.searches) else 0
 
 
 def sample(versions: list[str], every: int) -> list[str]:
@@ -93,7 +95,7 @@ def fill(
     scope = selected(selector, cands, agent)
     if selector and not scope:
         raise InputError(f"--versions {selector[:60]} selects no published {agent.name} version")
-    done = Filled()
+    done = Filled(ends=(scope[0], scope[-1]) if selector and scope else ())
     with Runner(agent, recipe, results, jobs, repeat, observation) as runner:
         if every:
             have = known_points(results, agent.name, recipe, observation)
