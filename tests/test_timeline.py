@@ -113,3 +113,16 @@ def test_timeline_command_text_and_json(tmp_path):
     assert doc["segments"][0]["outcome"] == "recorded" and doc["boundaries"] == []
     none = probe_cmd("timeline", "copilot", "payload-pretool", results=tmp_path / "empty")
     assert none.returncode == 2 and none.stderr.count("\n") == 1
+
+
+def test_every_kth_sample_keeps_both_ends_and_a_lost_end_fails():
+    from probes.bisect import Point
+    from probes.fill import Filled, sample
+
+    versions = [f"1.0.{i}" for i in range(10)]
+    assert sample(versions, 4) == ["1.0.0", "1.0.4", "1.0.8", "1.0.9"]
+    assert sample(versions, 3) == ["1.0.0", "1.0.3", "1.0.6", "1.0.9"]
+    assert sample(versions, 100) == ["1.0.0", "1.0.9"]
+    inner = Filled([Point("1.0.4", reason="npm install failed")], ends=("1.0.0", "1.0.9"))
+    assert inner.exit_status == 0 and inner.probes == 1
+    assert Filled([Point("1.0.9", reason="npm install failed")], ends=("1.0.0", "1.0.9")).exit_status == 1
