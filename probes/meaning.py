@@ -34,9 +34,9 @@ MEANINGS = [
 ]
 BY_KEY = {m.key: m for m in MEANINGS}
 
-# Every label a classifier in probes/classify/ returns that carries a verdict; any other label
-# (payload casings, session-start sources, counts such as 8-of-14-fired, a+b sequences) is a
-# recorded fact. tests/test_meaning.py checks every committed label lands where it should.
+# Every label a classifier in probes/classify/ spells out, by meaning; a label built from what
+# was seen (session-start sources, counts such as 8-of-14-fired, a+b sequences) is a recorded
+# fact. tests/test_page.py checks the classifiers' labels and every committed one land here.
 LABELS = {
     "ran": {
         "allowed",
@@ -44,6 +44,7 @@ LABELS = {
         "continued",
         "passed",
         "prompted-ran",
+        "not-prompted-ran",
         "abandoned",
         "terminated",
         "killed",
@@ -54,12 +55,15 @@ LABELS = {
         "bounded",
         "single-stop",
     },
-    "blocked": {"denied", "fail-closed", "blocked", "halted", "prompted-skipped", "neither"},
+    "blocked": {"denied", "fail-closed", "blocked", "halted", "prompted-skipped", "not-prompted-skipped", "neither"},
     "held": {"held", "held-by-stdout", "held-by-grandchild", "unbounded"},
     "reached": {"reached-verbatim", "reached-altered", "partly-reached", "rewritten"},
     "dropped": {"not-reached", "original"},
     "quiet": {"no-hook", "not-fired", "not-recorded", "no-subagent", "no-subagent-hooks", "no-stop"},
-    "error": {"could-not-drive", "mixed", "other", "threw"},
+    "error": {"could-not-drive"},
+    # facts, named so that tests/test_page.py knows each label a classifier returns was placed
+    "recorded": {"recorded", "fired", "serial", "parallel", "single", "closed", "open", "unread", "cli-at-root"}
+    | {"project-root", "session-cwd", "other", "camelCase", "snake_case", "mixed", "both", "no-grandchild"},
 }
 OF_LABEL = {label: key for key, labels in LABELS.items() for label in labels}
 FLAKY = re.compile(r".+×\d+( / .+×\d+)+")  # Cell.label of a cell whose repeats disagree

@@ -74,6 +74,20 @@ def test_colours_are_fixed_by_meaning_and_every_committed_label_has_one():
         assert label in verdicts or (recorded and meaning_of(label).key == "recorded"), (path, label)
 
 
+def test_every_label_a_classifier_spells_out_has_a_meaning():
+    """The labels written as literals in probes/classify/ (returned, or chosen in a
+    conditional or a table of labels) are each placed in a class by name."""
+    named = {label for labels in LABELS.values() for label in labels}
+    source = "".join(p.read_text() for p in (Path(__file__).parent.parent / "probes" / "classify").glob("*.py"))
+    found = set(re.findall(r'return \(?"([\w-]+)"|\("([\w-]+)" if', source))
+    found |= set(re.findall(r'else "([\w-]+)"(?: if|\)|,|$)', source, re.M)) | set(re.findall(r'"([\w-]+)" if \w+ and', source))
+    labels = {x for pair in found for x in (pair if isinstance(pair, tuple) else (pair,)) if x}
+    labels |= set(re.findall(r'\(\w+, \w+\): "([\w-]+)"', source)) | set(re.findall(r'(?:True|False|None): "([\w-]+)"', source))
+    labels -= {"threw"}  # how an extension handler ended (hook_exit), not an outcome
+    assert {"allowed", "camelCase", "mixed", "original", "unread", "could-not-drive"} <= labels  # the patterns see them
+    assert labels - named == set()
+
+
 def test_runs_compress_the_probed_places():
     assert runs([0, 1, 2, 5, 7, 8]) == "0-2 5 7-8" and runs([]) == ""
 
