@@ -1,12 +1,12 @@
 """When the matrix starts its next cell. Most cells wait (on a hook's timeout, a hang, an
 interactive pause) with the cores idle, so running only one cell per core leaves the machine
 idle for most of a catalog. The scheduler keeps `floor` cells running, and starts more, up to
-`cap`, only while the cells' own processes leave a core free: it samples how many of the
-matrix's processes are runnable (state R in /proc: computing or waiting for a core), which
-is the CPU they ask for, whatever other load on the machine lets them have. A cell that
-computes holds further starts back; cells that wait let more in. Timing-sensitive recipes
-therefore see about the contention of one cell per core (the old default), however many
-cells wait beside them."""
+`cap`, only while the cells' own processes leave a core free. What they ask for is measured
+in /proc, not guessed: how many of them are runnable (state R: computing or waiting for a
+core, so other load on the machine does not hide it) and how much CPU time they use (every
+thread counts). A cell that computes holds further starts back; cells that wait let more in.
+Timing-sensitive recipes therefore see about the contention of one cell per core (the old
+default), however many cells wait beside them."""
 
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from .limits import MAX_JOBS
 
 PROC = Path("/proc")
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 MAX_TREE = 4096  # processes walked per sample: a fork bomb in a hook must not stall the matrix
 OVERSUBSCRIBE = 4  # cells per core at most, by default: a cell's processes and memory bound it
 TICK_S = 0.1  # how often the processes are sampled while every cell runs on
@@ -61,16 +62,22 @@ def admit(p: Policy, running: int, idle_cores: float | None, since_start_s: floa
     return idle_cores is not None and idle_cores >= p.idle_cores and since_start_s >= p.settle_s
 
 
+class Usage(NamedTuple):
+    runnable: int  # processes in state R now: computing or waiting for a core
+    cpu_s: float  # CPU time so far of the processes alive now, and of the children they reaped
+
+
 class Procfs:
-    """The processes under one process, and how many of them are runnable, from /proc: one
-    read of each process's stat gives its parent and its state."""
+    """What the processes under one process ask of the CPU, from one read of each process's
+    stat in /proc (its parent, its state, its CPU times)."""
 
     def __init__(self, root: int | None = None, proc: Path = PROC) -> None:
         self.root, self.proc = os.getpid() if root is None else root, proc
 
-    def table(self) -> dict[int, tuple[int, str]]:
-        """pid -> (parent pid, state) of every process readable now."""
-        out: dict[int, tuple[int, str]] = {}
+    def table(self) -> dict[int, tuple[int, str, int]]:
+        """pid -> (parent pid, state, clock ticks of CPU with its reaped children) of every
+        process readable now."""
+        out: dict[int, tuple[int, str, int]] = {}
         for name in os.listdir(self.proc):
             if not name.isdigit():
                 continue
@@ -78,41 +85,45 @@ class Procfs:
                 st = (self.proc / name / "stat").read_text()
             except OSError:  # ended meanwhile
                 continue
-            fields = st[st.rfind(")") + 2 :].split(" ", 2)  # the name may hold spaces and parentheses
-            if len(fields) >= 2 and fields[1].isdigit():
-                out[int(name)] = (int(fields[1]), fields[0])
+            f = st[st.rfind(")") + 2 :].split()  # the name may hold spaces and parentheses
+            if len(f) >= 15 and all(x.lstrip("-").isdigit() for x in [f[1], *f[11:15]]):
+                out[int(name)] = (int(f[1]), f[0], sum(int(x) for x in f[11:15]))  # utime stime cutime cstime
         return out
 
-    def runnable(self) -> int | None:
-        """How many processes under the root are runnable now (R: running or waiting for a
-        core); None without /proc."""
+    def usage(self) -> Usage | None:
+        """The runnable processes and CPU time under the root (itself left out); None
+        without /proc."""
         try:
             table = self.table()
         except OSError:
             return None
         kids: dict[int, list[int]] = {}
-        for pid, (ppid, _) in table.items():
+        for pid, (ppid, _, _) in table.items():
             kids.setdefault(ppid, []).append(pid)
-        count, todo, seen = 0, list(kids.get(self.root, ())), 0
+        runnable, ticks, todo, seen = 0, 0, list(kids.get(self.root, ())), 0
         while todo and seen < MAX_TREE:
             pid, seen = todo.pop(), seen + 1
-            count += table[pid][1] == "R"
+            runnable += table[pid][1] == "R"
+            ticks += table[pid][2]
             todo += kids.get(pid, ())
-        return count
+        return Usage(runnable, ticks / CLK_TCK)
 
 
 class CpuGauge:
-    """The cores the matrix's processes leave free, averaged over the last WINDOW_S."""
+    """The cores the matrix's processes leave free over the last WINDOW_S: the cores less
+    what they ask for, the larger of the mean number runnable (a process waiting for a core
+    counts, so other load does not hide demand) and the CPU time they used per second (a
+    process computing on several threads counts for each)."""
 
     def __init__(
-        self, count: Callable[[], int | None] | None = None, ncores: int | None = None, window_s: float = WINDOW_S
+        self, read: Callable[[], Usage | None] | None = None, ncores: int | None = None, window_s: float = WINDOW_S
     ) -> None:
-        self.count = Procfs().runnable if count is None else count
+        self.read = Procfs().usage if read is None else read
         self.ncores, self.window_s = ncores or cores(), window_s
-        self.samples: deque[tuple[float, int]] = deque()
+        self.samples: deque[tuple[float, Usage]] = deque()
 
     def sample(self, now: float | None = None) -> None:
-        got = self.count()
+        got = self.read()
         if got is not None:
             now = time.monotonic() if now is None else now
             self.samples.append((now, got))
@@ -122,7 +133,10 @@ class CpuGauge:
     def idle_cores(self) -> float | None:
         if len(self.samples) < MIN_SAMPLES:
             return None
-        return self.ncores - sum(n for _, n in self.samples) / len(self.samples)
+        (t0, first), (t1, last) = self.samples[0], self.samples[-1]
+        runnable = sum(u.runnable for _, u in self.samples) / len(self.samples)
+        used = max(0.0, last.cpu_s - first.cpu_s) / (t1 - t0) if t1 > t0 else 0.0
+        return self.ncores - max(runnable, used)
 
 
 T = TypeVar("T")

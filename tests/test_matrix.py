@@ -52,13 +52,14 @@ def test_admit(running, idle, since, start):
 def fake_proc(root: Path, procs: dict[int, tuple[str, int, str]]) -> Path:
     for pid, (name, ppid, state) in procs.items():
         (root / str(pid)).mkdir(parents=True)
-        (root / str(pid) / "stat").write_text(f"{pid} ({name}) {state} {ppid} 1 1 0 -1 4194560\n")
+        ticks = "10 5 3 2"  # utime stime cutime cstime: 20 ticks
+        (root / str(pid) / "stat").write_text(f"{pid} ({name}) {state} {ppid} 1 1 0 -1 4194560 1 0 0 0 {ticks} 20 0 1\n")
     (root / "self").mkdir()
     (root / "stat").write_text("cpu  1 2 3\n")
     return root
 
 
-def test_runnable_counts_the_processes_under_the_root_only(tmp_path):
+def test_usage_counts_the_processes_under_the_root_only(tmp_path):
     proc = fake_proc(
         tmp_path,
         {
@@ -72,22 +73,24 @@ def test_runnable_counts_the_processes_under_the_root_only(tmp_path):
             20: ("someone else", 1, "R"),
         },
     )
-    assert schedule.Procfs(10, proc).runnable() == 3
-    assert schedule.Procfs(15, proc).runnable() == 0
-    assert schedule.Procfs(10, tmp_path / "absent").runnable() is None
+    tick = 1 / schedule.CLK_TCK
+    assert schedule.Procfs(10, proc).usage() == (3, pytest.approx(5 * 20 * tick))  # 11 to 15
+    assert schedule.Procfs(15, proc).usage() == (0, 0.0)
+    assert schedule.Procfs(10, tmp_path / "absent").usage() is None
 
 
-def test_gauge_averages_the_runnable_over_its_window():
-    counts = iter([0, 2, 4, 1, 1])
-    g = schedule.CpuGauge(lambda: next(counts), ncores=2, window_s=1.0)
+def test_gauge_takes_the_larger_of_runnable_and_cpu_used_over_its_window():
+    U = schedule.Usage
+    reads = iter([U(0, 0.0), U(2, 0.1), U(4, 0.2), U(0, 1.8), U(0, 1.9)])
+    g = schedule.CpuGauge(lambda: next(reads), ncores=2, window_s=1.0)
     g.sample(0.0)
     g.sample(0.5)
     assert g.idle_cores() is None  # too few samples to tell
     g.sample(1.0)
-    assert g.idle_cores() == pytest.approx(2 - (0 + 2 + 4) / 3)
+    assert g.idle_cores() == pytest.approx(2 - (0 + 2 + 4) / 3)  # runnable: 2 on average, 0.2 s of CPU in 1 s
     g.sample(1.8)  # the samples at 0.0 and 0.5 are now more than a window old
     g.sample(2.0)
-    assert g.idle_cores() == pytest.approx(2 - (4 + 1 + 1) / 3)
+    assert g.idle_cores() == pytest.approx(2 - (1.9 - 0.2) / 1.0)  # 1.7 cores used (threads computing), 1.33 runnable
 
 
 def test_gauge_without_proc_says_nothing():
