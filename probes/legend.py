@@ -72,7 +72,8 @@ def legend(classifiers: Classifiers) -> str:
         "",
         "A cell is `LABEL KEY MARKS`: the outcome label the recipe's classifier gave, its key observation, "
         "and a mark for each claim (what a doc or changelog says the recipe should find) that names this "
-        "version. An empty cell: the recipe was not run on that version. A number ending in `s` is seconds.",
+        "version; a range (`LABEL KEY MARKS FIRST-LAST`) is the same over its versions. An empty cell: the "
+        "recipe was not run on that version (in the ranges, on that agent). A number ending in `s` is seconds.",
         "",
         "- Marks: ✓ the claim agrees with the run; ✗ it disagrees; ? untested: the run cannot show it "
         "either way (its budget is shorter than the duration the claim is about, it does not make the later "
