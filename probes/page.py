@@ -16,7 +16,7 @@ from pathlib import Path
 from .legend import CLAIM_HEADERS, claims_list, legend_html
 from .meaning import MEANINGS, css, meaning_of
 from .spec import semver_key
-from .tables import Cell, Classifiers, Known, Line, line, line_text, versions_of
+from .tables import Cell, Classifiers, Known, Line, grouped, line, line_text, versions_of
 from .timeline import span
 
 AXIS_LABELS = 6  # version labels under an agent's heading, first and last among them
@@ -106,6 +106,7 @@ def bar(ln: Line, axis: list[str], base: Path) -> str:
 
 def rows(cells: list[Cell], axes: dict[str, list[str]], classifiers: Classifiers, known: Known, base: Path) -> str:
     agents = list(axes)
+    by = grouped(cells)
     newest: dict[str, Cell] = {}
     for c in sorted(cells, key=lambda c: semver_key(c.version)):
         newest[c.recipe] = c  # the question and control as the newest record states them
@@ -114,7 +115,7 @@ def rows(cells: list[Cell], axes: dict[str, list[str]], classifiers: Classifiers
         out.append(f'<tr class="grp" data-group="{esc(group)}"><th colspan="{len(agents) + 1}">{esc(group)}</th></tr>')
         for recipe in sorted(r for r in newest if classifiers.get(r, "other") == group):
             rec = newest[recipe].record
-            lines = {a: line(cells, a, recipe, classifiers.get(recipe), known.get(a)) for a in agents}
+            lines = {a: line(by.get((a, recipe), []), a, recipe, classifiers.get(recipe), known.get(a)) for a in agents}
             changes = sum(len(ln.boundaries) for ln in lines.values())
             tds = []
             for a in agents:

@@ -178,6 +178,14 @@ class Line:
     boundaries: list[Boundary]  # boundaries[i] lies between stretches[i] and stretches[i + 1]
 
 
+def grouped(cells: list[Cell]) -> dict[tuple[str, str], list[Cell]]:
+    """Cells by (agent, recipe): each line reads its own, not all (hundreds of versions)."""
+    by: dict[tuple[str, str], list[Cell]] = {}
+    for c in cells:
+        by.setdefault((c.agent, c.recipe), []).append(c)
+    return by
+
+
 def line(cells: list[Cell], agent: str, recipe: str, classifier: str | None, candidates: Sequence[str] | None) -> Line:
     mine = {c.version: c for c in cells if c.agent == agent and c.recipe == recipe}
     segments, boundaries = build({v: steady_text(c, classifier) for v, c in mine.items()}, candidates)
@@ -212,8 +220,9 @@ def line_text(ln: Line) -> str:
 def ranges(cells: list[Cell], agents: list[str], classifiers: Classifiers, known: Known) -> list[list[str]]:
     """One row per recipe, one column per agent (empty where it was not probed)."""
     rows = []
+    by = grouped(cells)
     for recipe in sorted({c.recipe for c in cells}):
-        texts = [line_text(line(cells, a, recipe, classifiers.get(recipe), known.get(a))) for a in agents]
+        texts = [line_text(line(by.get((a, recipe), []), a, recipe, classifiers.get(recipe), known.get(a))) for a in agents]
         rows.append([recipe, *(t.replace("|", "\\|") for t in texts)])
     return rows
 
