@@ -40,7 +40,7 @@ def record_line(cell: Cell, what: str, text: str) -> str:
 
 def since(ln: Line, cell: Cell) -> list[str]:
     """Where the cited verdict starts and ends among the probed versions (the table's ranges:
-    label and key observation), and the records of each boundary around it, both sides."""
+    label and key observation; claims are cited apart), and the records of each boundary around it."""
     i = next((n for n, st in enumerate(ln.stretches) if cell.version in st.segment.probed), None)
     if i is None:
         return []
@@ -49,29 +49,30 @@ def since(ln: Line, cell: Cell) -> list[str]:
     below = (ln.boundaries[i - 1], ln.stretches[i - 1]) if i > 0 else None
     above = (ln.boundaries[i], ln.stretches[i + 1]) if i < len(ln.boundaries) else None
     n = len(seg.probed)
-    head = f"**Range**: **{here.text}** on {cell.agent} {span(seg)} ({n} probed version{'s' if n > 1 else ''})"
+    head = f"**Range**: **{here.segment.value}** on {cell.agent} {span(seg)} ({n} probed version{'s' if n > 1 else ''})"
     lines = []
     if below is None:
         lines.append(f"{head}; since at least {seg.first}, the oldest version probed.")
     elif below[0].exact:
-        lines.append(f"{head}; since {seg.first} (bisected: the release before, {below[0].before}, gave {below[1].text}).")
+        gave = below[1].segment.value
+        lines.append(f"{head}; since {seg.first} (bisected: the release before, {below[0].before}, gave {gave}).")
     else:
         b = below[0]
         lines.append(
             f"{head}; since {seg.first} or earlier: the range is open, the change lies between probed "
-            f"versions {b.before} (gave {below[1].text}) and {b.after}, with releases between them unprobed "
+            f"versions {b.before} (gave {below[1].segment.value}) and {b.after}, with releases between them unprobed "
             f"(`probe bisect {cell.agent} {cell.recipe} --from {b.before} --to {b.after}` finds it)."
         )
     if above is not None:
         how = "exact: the next release" if above[0].exact else "open: unprobed releases between"
-        lines.append(f"Through {seg.last}; {above[0].after} gave {above[1].text} ({how}).")
+        lines.append(f"Through {seg.last}; {above[0].after} gave {above[1].segment.value} ({how}).")
     lines.append("")
     if below is not None:
-        lines.append(record_line(below[1].cells[-1], "Boundary below, before", below[1].text))
-        lines.append(record_line(here.cells[0], "Boundary below, after", here.text))
+        lines.append(record_line(below[1].cells[-1], "Boundary below, before", below[1].segment.value))
+        lines.append(record_line(here.cells[0], "Boundary below, after", here.segment.value))
     if above is not None:
-        lines.append(record_line(here.cells[-1], "Boundary above, before", here.text))
-        lines.append(record_line(above[1].cells[0], "Boundary above, after", above[1].text))
+        lines.append(record_line(here.cells[-1], "Boundary above, before", here.segment.value))
+        lines.append(record_line(above[1].cells[0], "Boundary above, after", above[1].segment.value))
     return lines
 
 
