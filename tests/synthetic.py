@@ -16,12 +16,17 @@ RESULTS = Path(__file__).resolve().parent.parent / "results"
 TEMPLATE = RESULTS / "copilot" / "1.0.92" / "exit2-pretool.json"  # a decision record: label and reason_reached_model
 
 
-def write_points(root: Path, agent: str, recipe: str, outcomes: Mapping[str, str]) -> None:
-    """One record per version, with its outcome, refs resolved into the file (no blobs)."""
+def write_points(
+    root: Path, agent: str, recipe: str, outcomes: Mapping[str, str], spread: Mapping[str, dict[str, int]] | None = None
+) -> None:
+    """One record per version, with its outcome, refs resolved into the file (no blobs); a
+    version in `spread` was run several times with those outcomes (a flaky cell)."""
     record = {**load_evidence(TEMPLATE), "model_requests": [], "invocations": []}  # small: many are written
     for version, outcome in outcomes.items():
         rec = {**record, "agent": agent, "recipe": recipe, "outcome": outcome}
         rec.update(requested_version=version, executed_version=version, claims=[])
+        if spread and version in spread:
+            rec["repeats"] = {"runs": sum(spread[version].values()), "outcomes": spread[version]}
         path = root / agent / version / f"{recipe}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(rec, sort_keys=True))

@@ -21,11 +21,13 @@ AGENTS = {"copilot": "1.0.", "claude": "2.1."}
 
 def tree(root: Path) -> Path:
     """150 releases per agent: exit2-pretool probed on all (denied until the 60th, allowed
-    after: exact), hang-pretool on every 7th (held, then fail-open: open), and a flaky one."""
+    after: exact; 1.0.100 flaky), hang-pretool on every 7th (held, then fail-open: open)."""
     for agent, prefix in AGENTS.items():
         published = releases(prefix, 150)
         write_published(root, agent, published)
-        write_points(root, agent, "exit2-pretool", {v: "denied" if i < 60 else "allowed" for i, v in enumerate(published)})
+        flaky = {published[100]: {"allowed": 4, "denied": 1}}  # one version's repeats disagree
+        outcomes = {v: "denied" if i < 60 else "allowed" for i, v in enumerate(published)}
+        write_points(root, agent, "exit2-pretool", outcomes, flaky)
         write_points(
             root, agent, "hang-pretool", {v: "held" if i < 100 else "fail-open" for i, v in enumerate(published) if i % 7 == 0}
         )
@@ -47,9 +49,13 @@ def test_150_versions_render_as_one_row_per_recipe_with_agents_side_by_side(tmp_
     row = re.search(r'<tr id="exit2-pretool".*?</tr>', text)
     assert row and row.group().count("<td data-agent=") == 2  # claude and copilot on one row
     assert 'data-p="0-149"' in row.group()  # every version probed: one run of ticks
-    assert row.group().count('class="bd x"') == 2  # 1.0.59 -> 1.0.60 exact, on each agent
+    assert row.group().count('class="bd x"') == 6  # 1.0.59 -> 1.0.60 exact, and around the flaky 1.0.100, per agent
+    assert row.group().count('class="seg m-flaky"') == 2 and "allowed×4 / denied×1 reason no 1.0.100" in row.group()
     assert 'href="copilot/1.0.60/exit2-pretool.json"' in row.group()  # a segment links its first record
-    assert "denied reason no 1.0.0-1.0.59 | allowed reason no 1.0.60-1.0.149" in row.group()  # the change spelt out
+    assert (
+        "denied reason no 1.0.0-1.0.59 | allowed reason no 1.0.60-1.0.99 | allowed×4 / denied×1 reason no 1.0.100 |"
+        in row.group()
+    )
     hang = re.search(r'<tr id="hang-pretool".*?</tr>', text)
     assert hang and hang.group().count('class="bd o"') == 2  # 1.0.98 ... 1.0.105: six releases unprobed
     assert 'data-changes="1"' in hang.group() and "2 changes" in hang.group()
