@@ -207,10 +207,11 @@ function filter() {
   document.querySelectorAll('[data-agent]').forEach(e => e.hidden = a !== 'all' && e.dataset.agent !== a);
   document.querySelectorAll('tbody tr').forEach(r => r.hidden = (g !== 'all' && r.dataset.group !== g)
     || (ch && r.dataset.changes === '0') || (!co && r.dataset.control === '1'));
+  const shown = document.querySelectorAll('thead th[data-agent]:not([hidden])').length;
   document.querySelectorAll('tr.grp').forEach(h => {
     let r = h.nextElementSibling, any = false;
     for (; r && !r.classList.contains('grp'); r = r.nextElementSibling) any = any || !r.hidden;
-    h.hidden = !any; });
+    h.hidden = !any; h.firstElementChild.colSpan = shown + 1; });
 }
 // ticks: each probed version's place on its agent's axis, linked to RESULTS/agent/version/recipe.json
 const axes = JSON.parse($('axes').textContent), base = document.body.dataset.results;
