@@ -177,6 +177,8 @@ def cmd_table(args: argparse.Namespace) -> int:
 
     results = Path(args.results)
     out = Path(args.output or results / "index.html")
+    if args.grid and args.format != "markdown":
+        raise InputError(f"--grid is a markdown layout: --format {args.format} has none (json lists every record)")
     if args.format == "html" and args.output:  # refused before anything is read or written
         if out.is_dir():
             raise InputError(f"--output {out} is a directory: name the file to write")

@@ -44,6 +44,11 @@ def test_table_is_byte_stable_and_writes_the_index(results):
     assert (results / "copilot.md").read_bytes() == index[1]  # the index is the same whichever is printed
 
 
+def test_grid_is_for_markdown_only(results):
+    proc = probe("table", "--grid", "--format", "json", "--results", str(results))
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--grid is a markdown layout" in proc.stderr
+
+
 def test_ranges_mark_exact_and_open_boundaries(tmp_path):
     from .synthetic import releases, write_points, write_published
 
