@@ -54,9 +54,12 @@ def axis_head(axis: list[str], unprobed: int) -> str:
     k = len(places)
     spread = sorted({places[round(j * (k - 1) / (AXIS_LABELS - 1))] for j in range(AXIS_LABELS)}) if k > AXIS_LABELS else places
     picks: list[int] = []
-    for i in spread:  # labels too close to overlap: the later one stays (the newest always shows)
+    for i in spread:  # a label too close to the one before is dropped; the oldest and newest always show
         if picks and (i - picks[-1]) * AXIS_LABELS < n:
-            picks.pop()
+            if i != places[-1]:
+                continue
+            if len(picks) > 1:
+                picks.pop()
         picks.append(i)
     where = {0: "f", n - 1: "l"}  # the first label starts at its tick, the last ends at it
     labels = "".join(
