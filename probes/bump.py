@@ -56,7 +56,7 @@ class Plan:
     recipe: str
     cells: list[matrix.Cell]
     already: int = 0  # cells of the new versions whose evidence exists (not run again)
-    sharded: bool = False  # one CI job's slice: it reports, but bisects nothing (narrow.py)
+    fixed: bool = False  # from --plan or a shard: exactly its versions, nothing bisected (narrow.py)
 
     def summary(self) -> PlanSummary:
         return {
@@ -290,7 +290,9 @@ def plans(
         chosen = [plan(a, results, start, recipe, prereleases, versions) for a in dict.fromkeys(agents or ())]
     if part:
         for p in chosen:
-            p.cells, p.sharded = matrix.shard(p.cells, *part), True
+            p.cells = matrix.shard(p.cells, *part)
+    for p in chosen:  # the nightly's jobs probe exactly the plan, sharded or not
+        p.fixed = bool(part or plan_file)
     return chosen
 
 
@@ -333,7 +335,7 @@ def probe_and_report(
             done = matrix.run(p.cells, results, jobs) if p.cells else []
         bad = [c for c in done if c.status != "done"]
         steps = compare(p, results)
-        if not (report_only or p.sharded):
+        if not (report_only or p.fixed):
             bisect_changes(p, steps, results, jobs)
         night.reports.append(report(p, steps, bad, results, link_base))
         night.docs.append(as_json(p, steps, bad))

@@ -17,7 +17,7 @@ from probes import bump, matrix, merge
 from probes.cli import parser
 from probes.errors import InputError
 from probes.recipes import load_all
-from probes.spec import Published, marked
+from probes.spec import Published, marked, semver_key
 
 from .conftest import COPILOT, COPILOT_OLD, COPILOT_OLDER, need, probe_cmd
 
@@ -160,7 +160,9 @@ def test_bump_plans_the_releases_after_from(real_tools):
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout)["plans"][0]
     assert plan["versions"][:2] == ["1.0.92", "1.0.102"]  # no pre-release, nothing at or below 1.0.89
-    assert plan["baseline"] == "1.0.81"  # the newest probed version before 1.0.92
+    probed = [p.name for p in (RESULTS / "copilot").iterdir() if p.is_dir()]
+    before = max((v for v in probed if semver_key(v) < semver_key("1.0.92")), key=semver_key)
+    assert plan["baseline"] == before  # the newest probed version before 1.0.92
 
 
 def test_bump_without_evidence_or_from_is_one_line(tmp_path):
