@@ -38,6 +38,8 @@ def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int
         return Point(version, reason=str(e))
     except Exception as e:  # one broken version must not stop the search
         return Point(version, reason=f"{type(e).__name__}: {e}")
+    finally:  # done with it: PROBE_CACHE_MAX may evict it while the search goes on
+        install.release(AGENTS[agent], version)
     last = records[-1]
     if last.executed_version != version:
         return Point(version, outcome=last.outcome, reason=f"ran {last.executed_version} (version_mismatch)", evidence=str(path))
