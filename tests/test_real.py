@@ -103,3 +103,13 @@ def test_unpublished_version_names_its_neighbours(real_tools, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == "probe: copilot 1.0.93 is not published; nearest: 1.0.92, 1.0.102"
     assert not (tmp_path / "r").exists()
+
+
+def test_a_version_that_cannot_start_here_says_why(real_tools, tmp_path, monkeypatch):
+    """Copilot releases before 1.0.57 need Node.js 24 (this machine has 20): a bisect skips
+    such a version with the CLI's own reason, and no half-made install stays in the cache."""
+    monkeypatch.setenv("PROBE_CACHE", str(tmp_path / "cache"))
+    proc = probe_cmd("run", "copilot@1.0.56", "hang-pretool", results=tmp_path / "r")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("probe: copilot did not start after install: GitHub Copilot CLI requires Node.js v24")
+    assert not [p for p in (tmp_path / "cache" / "cli" / "copilot").glob("*1.0.56*") if p.is_dir()]

@@ -106,8 +106,12 @@ class Copilot:
         (prefix / "seed-home").mkdir()
         try:
             subprocess.run(self.seed_command(prefix), capture_output=True, timeout=120, check=True)
+        except subprocess.CalledProcessError as e:  # its own words say why (e.g. the Node.js it needs)
+            said = [line.strip() for line in (e.stderr or e.stdout or b"").decode(errors="replace").splitlines() if line.strip()]
+            why = said[-1][:200] if said else f"exit {e.returncode}"
+            raise HarnessError(f"copilot did not start after install: {why}") from None
         except (OSError, subprocess.SubprocessError) as e:
-            raise HarnessError(f"copilot did not start after install ({e}): see npm output") from None
+            raise HarnessError(f"copilot did not start after install ({e})") from None
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         table = self.pascal_events if casing == "pascal" else self.events
