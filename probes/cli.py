@@ -376,6 +376,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `probe cite ... | head`: end quietly, as other tools do
     try:
         args = parser().parse_args(argv)
         status: int = args.func(args)
