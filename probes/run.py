@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .recipes import ResolvedRecipe
     from .runner.contract import Plan
 
-RUNNER_FILES = ("runner.py", "contract.py", "model.py", "hook.py", "terminal.py", "jail.py")
+RUNNER_FILES = ("runner.py", "contract.py", "model.py", "dialects.py", "hook.py", "terminal.py", "jail.py")
 
 # What turns a session into a record (and what `probe run` prints it with). Imported in a
 # thread while the CLI runs, not before it starts: the session's wait pays for them.

@@ -23,10 +23,14 @@ import os
 import selectors
 import threading
 import time
-import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING or __package__:
+    from .dialects import anthropic_events, anthropic_message, openai_chunks, openai_message
+else:  # run as a script (runner.py), with its files beside it
+    from dialects import anthropic_events, anthropic_message, openai_chunks, openai_message
 
 if TYPE_CHECKING:
     from .contract import Message, ModelLogEntry, Reply, ScriptStep
@@ -188,115 +192,6 @@ def conversation(body: Body) -> list[Message]:
             text += "\n" + call.get("function", {}).get("arguments", "")
         out.append({"role": role, "text": text})
     return out
-
-
-# ---------------------------------------------------------------- dialects
-
-
-def _sse(event: str | None, data: Any) -> bytes:
-    payload = data if isinstance(data, str) else json.dumps(data)
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
-
-
-def openai_chunks(reply: Reply, model: str) -> list[bytes]:
-    cid = "chatcmpl-" + uuid.uuid4().hex[:12]
-    base = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _sse(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-
-    out = [chunk({"role": "assistant", "content": ""})]
-    if "tool" in reply:
-        args = json.dumps(reply.get("arguments"))
-        call = {"index": 0, "id": "call_" + uuid.uuid4().hex[:12], "type": "function"}
-        out.append(chunk({"tool_calls": [{**call, "function": {"name": reply["tool"], "arguments": ""}}]}))
-        half = len(args) // 2  # two fragments: clients must assemble them
-        for part in (args[:half], args[half:]):
-            out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
-        out.append(chunk({}, "tool_calls"))
-    else:
-        out.append(chunk({"content": reply.get("text")}))
-        out.append(chunk({}, "stop"))
-    out.append(_sse(None, {**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}))
-    out.append(_sse(None, "[DONE]"))
-    return out
-
-
-def openai_message(reply: Reply, model: str) -> dict[str, Any]:
-    msg: dict[str, Any] = {"role": "assistant", "content": reply.get("text")}
-    finish = "stop"
-    if "tool" in reply:
-        msg["tool_calls"] = [
-            {
-                "id": "call_" + uuid.uuid4().hex[:12],
-                "type": "function",
-                "function": {"name": reply["tool"], "arguments": json.dumps(reply.get("arguments"))},
-            }
-        ]
-        finish = "tool_calls"
-    return {
-        "id": "chatcmpl-" + uuid.uuid4().hex[:12],
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
-
-
-def _anthropic_block(reply: Reply) -> tuple[dict[str, Any], dict[str, Any], str]:
-    """(content_block_start block, full block, stop_reason)."""
-    if "tool" in reply:
-        tid = "toolu_" + uuid.uuid4().hex[:20]
-        return (
-            {"type": "tool_use", "id": tid, "name": reply["tool"], "input": {}},
-            {"type": "tool_use", "id": tid, "name": reply["tool"], "input": reply.get("arguments")},
-            "tool_use",
-        )
-    return {"type": "text", "text": ""}, {"type": "text", "text": reply.get("text")}, "end_turn"
-
-
-def _anthropic_envelope(model: str, content: list[dict[str, Any]], stop_reason: str | None, tokens: int) -> dict[str, Any]:
-    return {
-        "id": "msg_" + uuid.uuid4().hex[:20],
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": content,
-        "stop_reason": stop_reason,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": tokens},
-    }
-
-
-def anthropic_events(reply: Reply, model: str) -> list[bytes]:
-    start, _, stop_reason = _anthropic_block(reply)
-    message = _anthropic_envelope(model, [], None, 1)
-    out = [
-        _sse("message_start", {"type": "message_start", "message": message}),
-        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": start}),
-    ]
-    if "tool" in reply:
-        args = json.dumps(reply.get("arguments"))
-        half = len(args) // 2
-        deltas = [{"type": "input_json_delta", "partial_json": p} for p in (args[:half], args[half:])]
-    else:
-        deltas = [{"type": "text_delta", "text": reply.get("text", "")}]
-    for d in deltas:
-        out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": d}))
-    delta = {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": {"output_tokens": 5}}
-    out += [
-        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        _sse("message_delta", delta),
-        _sse("message_stop", {"type": "message_stop"}),
-    ]
-    return out
-
-
-def anthropic_message(reply: Reply, model: str) -> dict[str, Any]:
-    _, block, stop_reason = _anthropic_block(reply)
-    return _anthropic_envelope(model, [block], stop_reason, 5)
 
 
 # ---------------------------------------------------------------- server
