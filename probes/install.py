@@ -74,7 +74,9 @@ def install(agent: Agent, version: str) -> Path:
         staging = prefix.with_name(f".{version}.partial-{os.getpid()}")
         try:
             started = time.monotonic()
-            _npm_install(agent.package, version, staging)
+            staging.mkdir(parents=True)
+            install_env = getattr(agent, "install_env", None)  # an agent whose install needs its own tools
+            _npm_install(agent.package, version, staging, install_env(staging) if install_env else None)
             npm_s = time.monotonic() - started
             agent.prepare_install(staging)
             dropped = slim.drop_foreign(staging, agent.binary_path(staging))
@@ -105,11 +107,10 @@ def release(agent: Agent, version: str) -> None:
     cache.release(prefix_for(agent, version))
 
 
-def _npm_install(package: str, version: str, staging: Path) -> None:
-    staging.mkdir(parents=True)
+def _npm_install(package: str, version: str, staging: Path, env: dict[str, str] | None = None) -> None:
     cmd = [npm(), "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--loglevel=error", f"{package}@{version}"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
         raise HarnessError(
             f"npm install {package}@{version} took over {INSTALL_TIMEOUT_S}s: check the registry and retry"

@@ -50,7 +50,7 @@ def test_list_json_names_events_and_controls():
     assert rows["hang-pretool"]["control"] == "hang-pretool-control"
     assert rows["hang-pretool"]["events"] == ["pre_tool"]
     assert rows["hang-pretool-control"]["control_of"] == "hang-pretool"
-    assert set(rows["payload-pretool"]["agents"]) == {"copilot", "claude"}
+    assert set(rows["payload-pretool"]["agents"]) == {"copilot", "claude", "vscode"}
 
 
 def test_summary_shows_mismatch_loudly():
@@ -129,9 +129,9 @@ def test_unwritable_results_via_cli(real_tools, tmp_path, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["run", "claud@2.1.328", "x"], "unknown agent 'claud': choose one of claude, copilot. Perhaps you meant claude?"),
+        (["run", "claud@2.1.328", "x"], "unknown agent 'claud': choose one of claude, copilot, vscode. Perhaps you meant claude"),
         (["run", "claude@2.1.328", "hang-pretol"], "unknown recipe 'hang-pretol': see `probe list`. Perhaps you meant hang-"),
-        (["versions", "copilt"], "unknown agent 'copilt': choose one of claude, copilot. Perhaps you meant copilot?"),
+        (["versions", "copilt"], "unknown agent 'copilt': choose one of claude, copilot, vscode. Perhaps you meant copilot?"),
         (["matrix", "--agent", "claud", "--versions", "2.1.328"], "Perhaps you meant claude?"),
         (["matrix", "--agent", "claude", "--versions", "2.1.328", "--recipe", "payload-pretol"], "meant payload-pretool"),
         (["bump", "--agent", "claud"], "Perhaps you meant claude?"),

@@ -22,7 +22,7 @@ def cache(tmp_path, monkeypatch):
 
 
 def fake_npm(fail: bool):
-    def npm_install(package, version, staging):
+    def npm_install(package, version, staging, env=None):
         binary = AGENTS["claude"].binary_path(staging)
         binary.parent.mkdir(parents=True)
         binary.write_text("#!/bin/sh\n")  # half an install: the binary is there already

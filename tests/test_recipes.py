@@ -19,12 +19,17 @@ def test_every_shipped_recipe_loads_and_has_a_control():
                     assert recipes.pick(hook.native, agent) or AGENTS[agent].native_event(hook.event, hook.casing)
 
 
+# An agent whose catalog is still being written, and how many recipes it has so far: vscode
+# has payload and deny (issue 19, phase 1; what is left: docs/vscode.md).
+CATALOG_SO_FAR = {"vscode": 2}
+
+
 def test_catalog_size_and_event_coverage():
     loaded = recipes.load_all()
     main = [r for r in loaded.values() if r.control]
     assert len(main) >= 30
     for agent in AGENTS:
-        assert len([r for r in main if agent in r.agents]) >= 25
+        assert len([r for r in main if agent in r.agents]) >= CATALOG_SO_FAR.get(agent, 25)
     events = {h.event for r in loaded.values() for h in r.hooks}
     assert {
         "pre_tool",

@@ -81,6 +81,8 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
     values: dict[str, Any] = {
         "command": step.get("command", ""),
         "description": "probe step",
+        "explanation": "probe step",  # VS Code's run_in_terminal also requires `goal`
+        "goal": "probe step",
         "path": path,
         "file_path": path,
         "file_text": step.get("content", "probe\n"),

