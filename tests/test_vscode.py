@@ -13,7 +13,7 @@ from probes.evidence import load_evidence
 
 from .conftest import need, probe_cmd
 
-pytestmark = [pytest.mark.real, pytest.mark.vscode]
+pytestmark = pytest.mark.vscode  # not `real`: a `pytest -m real` run does not pay for this install
 
 VSCODE = "vscode@4.139.1"  # code-server 4.139.1: VS Code 1.139.1, Copilot Chat 0.67.0
 
