@@ -185,6 +185,9 @@ def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) ->
     if recipe.mode not in backend.modes:
         able = ", ".join(b.name for b in BACKENDS.values() if recipe.mode in b.modes)
         raise InputError(f"recipe {recipe.name!r} is {recipe.mode}: it runs with --backend {able}")
+    only = getattr(agent, "backends", None)  # an agent that runs with some backends only
+    if only is not None and backend.name not in only:
+        raise InputError(f"{agent.name} runs with --backend {', '.join(sorted(only))}, not {backend.name}")
     prefix = backend.prepare(agent, version)
     workspace(run)
     hooks = register_hooks(agent, recipe, run, backend.python())

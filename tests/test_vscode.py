@@ -46,3 +46,9 @@ def test_deny_json_and_its_control_disagree(run_vscode):
     deny, allow = run_vscode("deny-json-pretool"), run_vscode("deny-json-pretool-control")
     assert deny["outcome"] == "denied"
     assert allow["outcome"] != deny["outcome"]
+
+
+def test_the_docker_backend_is_refused_in_one_line(real_tools):
+    proc = probe_cmd("run", "--backend", "docker", VSCODE, "payload-pretool")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "runs with --backend local, not docker" in proc.stderr

@@ -77,6 +77,7 @@ class VSCode:
     events = EVENTS
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
     extension: ExtensionSurface | None = None
+    backends = frozenset({"local"})  # the docker image has no chromium, nor Node 24 for the postinstall
     startup_s = 60.0  # added to a recipe's budget: code-server, chromium and the chat start first
 
     def binary_path(self, prefix: Path) -> Path:
