@@ -144,3 +144,23 @@ def test_a_killed_process_gets_its_death_time_after_the_final_kill(tmp_path):
     watcher.settle(timeout_s=5)
     assert proc.pid in watcher.died_at
     proc.wait()
+
+
+def test_a_process_killed_but_not_yet_gone_counts_as_dying_not_alive():
+    """The sweep at the CLI's exit must not count a hook the CLI has just SIGKILLed as left
+    alive (it was killed by the CLI): SIGKILLed and not reaped, it is a zombie or dying."""
+    import subprocess
+    import time
+
+    from probes.runner.runner import dying
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.2)
+        assert alive(child.pid) and not dying(child.pid)
+        os.kill(child.pid, signal.SIGKILL)
+        assert not alive(child.pid) or dying(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+    assert not dying(child.pid)  # reaped: no such process

@@ -59,6 +59,22 @@ def alive(pid: int) -> bool:
         return False
 
 
+def dying(pid: int) -> bool:
+    """Killed but not gone yet: already exiting (PF_EXITING in /proc/PID/stat's flags) or with
+    a SIGKILL pending. A CLI that SIGKILLs a hook and exits at once can be seen to end a
+    moment before its hook does; that hook was killed by the CLI, not left alive."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            flags = int(f.read().rsplit(b")", 1)[1].split()[6])  # field 9
+        if flags & 0x4:  # PF_EXITING
+            return True
+        with open(f"/proc/{pid}/status", "rb") as f:
+            pending = [int(line.split()[1], 16) for line in f if line.startswith((b"SigPnd:", b"ShdPnd:"))]
+    except (OSError, ValueError, IndexError):
+        return False
+    return any(mask & (1 << (signal.SIGKILL - 1)) for mask in pending)
+
+
 def run_processes(run_id: str) -> list[int]:
     """Processes whose environment carries this run's id: the CLI, its hooks, their children,
     even those that left the process group or session."""
@@ -182,7 +198,7 @@ class Session:
         """The CLI is done: when, which hook processes outlived it, and what had to be killed."""
         cli_ended = time.time()
         self.watcher.poll()
-        left = [p for p in self.watcher.pids() if alive(p)]
+        left = [p for p in self.watcher.pids() if alive(p) and not dying(p)]
         killed = kill_all(self.plan["run_id"], pgids)
         self.watcher.settle()
         return cli_ended, left, killed
