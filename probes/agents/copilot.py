@@ -6,12 +6,12 @@ import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import write_settings
-from .config import native_hooks, write_json
+from .config import write_github_hooks, write_json
 from .events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
@@ -22,18 +22,7 @@ LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
 
 def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
     """The repository's .github/hooks/*.json."""
-
-    def entry(r: Registration) -> dict[str, Any]:
-        command: dict[str, Any] = {"type": "command", "bash": r.command}
-        if r.timeout_s is not None:
-            command["timeoutSec"] = r.timeout_s
-        if r.matcher is not None:
-            command["matcher"] = r.matcher
-        return command
-
-    path = workspace / ".github" / "hooks" / "probe.json"
-    write_json(path, {"version": 1, "hooks": native_hooks(registrations, entry)})
-    return [path]
+    return write_github_hooks(workspace, registrations, command="bash", timeout="timeoutSec", header={"version": 1})
 
 
 class Copilot:

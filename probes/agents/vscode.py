@@ -14,13 +14,13 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
 from ..spec import npm
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import write_settings
-from .config import native_hooks, write_json
+from .config import write_github_hooks
 
 if TYPE_CHECKING:
     from ..evidence import Invocation, ModelRequest
@@ -45,18 +45,7 @@ EVENTS = {
 
 def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
     """The workspace's .github/hooks/*.json, in the flat shape VS Code documents."""
-
-    def entry(r: Registration) -> dict[str, Any]:
-        command: dict[str, Any] = {"type": "command", "command": r.command}
-        if r.timeout_s is not None:
-            command["timeout"] = r.timeout_s
-        if r.matcher is not None:
-            command["matcher"] = r.matcher
-        return command
-
-    path = workspace / ".github" / "hooks" / "probe.json"
-    write_json(path, {"hooks": native_hooks(registrations, entry)})
-    return [path]
+    return write_github_hooks(workspace, registrations, command="command", timeout="timeout", header={})
 
 
 def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
