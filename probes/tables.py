@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
@@ -34,6 +34,7 @@ class Cell:
     recipe: str
     path: Path
     record: Evidence
+    same_as_control: bool = False  # its control got the same label on this version: not earned
 
     @property
     def label(self) -> str:
@@ -72,7 +73,28 @@ def load(
                 warn(f"skipping {e}")
             else:
                 skipped.append(str(e))
-    return cells
+    return mark_unearned(cells, blobs)
+
+
+UNEARNED = "=ctl"  # beside a label its control shares
+
+
+def mark_unearned(cells: list[Cell], blobs: Blobs) -> list[Cell]:
+    """Flag each cell whose control recipe got the same label on the same agent and version:
+    that verdict measures nothing (the hook's answer was ignored, or the run could not tell).
+    A control outside the loaded cells (a `--recipe` table) is read from beside the record."""
+    outcome = {(c.agent, c.version, c.recipe): c.record.outcome for c in cells}
+    out = []
+    for c in cells:
+        control = c.record.control
+        key = (c.agent, c.version, control or "")
+        if control and key not in outcome and (c.path.parent / f"{control}.json").is_file():
+            try:
+                outcome[key] = Evidence.model_validate(load_evidence(c.path.parent / f"{control}.json", blobs=blobs)).outcome
+            except InputError:
+                pass  # a corrupt control is warned about when it is itself loaded
+        out.append(replace(c, same_as_control=True) if control and outcome.get(key) == c.record.outcome else c)
+    return out
 
 
 def versions_of(cells: list[Cell], agent: str) -> list[str]:
@@ -97,7 +119,12 @@ def key_observation(record: Evidence, classifier: str | None) -> str:
 
 
 def cell_text(cell: Cell, classifier: str | None) -> str:
-    parts = [cell.label, key_observation(cell.record, classifier), claim_marks(cell.record)]
+    parts = [
+        cell.label,
+        UNEARNED if cell.same_as_control else "",
+        key_observation(cell.record, classifier),
+        claim_marks(cell.record),
+    ]
     return " ".join(p for p in parts if p)
 
 
@@ -134,7 +161,7 @@ def steady_text(cell: Cell, classifier: str | None) -> str:
     """A cell's label and key observation, without a timing (timings move on every run) or
     claim marks (a claim naming later versions is no change of verdict): equal texts make a range."""
     key = "" if timing_key(classifier) else key_observation(cell.record, classifier)
-    return " ".join(p for p in (cell.label, key) if p)
+    return " ".join(p for p in (cell.label, UNEARNED if cell.same_as_control else "", key) if p)
 
 
 def range_marks(cells: list[Cell]) -> str:
@@ -296,6 +323,7 @@ def as_json(cells: list[Cell]) -> str:
             "recipe": c.recipe,
             "outcome": c.record.outcome,
             "label": c.label,
+            "same_as_control": c.same_as_control,
             "observations": c.record.observations,
             "claims": c.record.claims,
             "evidence": str(c.path),

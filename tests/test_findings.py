@@ -141,3 +141,15 @@ def test_table_leaves_findings_alone(tmp_path):
     assert (dst / "FINDINGS.md").read_bytes() == before
     assert "FINDINGS" not in proc.stderr  # not warned about as a stray record
     assert tables.load(dst, strict=True)  # the */*/*.json globs never see a top-level .md
+
+
+def test_every_unearned_verdict_is_a_finding():
+    """A committed verdict its control shares (the tables' `=ctl`) measures nothing: each one
+    must be explained by a finding whose checks name that record."""
+    checked = {tuple(body.split(";")[0].split()) for _, body in ALL}
+    unexplained = [
+        f"{c.agent}@{c.version} {c.recipe}"
+        for c in tables.load(RESULTS)
+        if c.same_as_control and (f"{c.agent}@{c.version}", c.recipe) not in checked
+    ]
+    assert not unexplained, f"verdicts equal to their control's, in no finding: {unexplained}"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from probes import matrix, spec
+from probes import matrix, spec, tables
 from probes.agents import AGENTS
 from probes.errors import InputError
 from probes.recipes import load_all
@@ -178,3 +178,13 @@ def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):
     assert probe("table", "--format", "html", "--results", str(results), "--output", str(html_out)).returncode == 0
     text = html_out.read_text()
     assert 'id="legend"' in text and "? untested" in text and "copilot: claims" in text
+
+
+def test_a_verdict_its_control_shares_is_marked():
+    """claude 2.1.84 ask-pretool is `allowed` like its control: marked `=ctl`, and a range of its
+    own; 2.1.85 (denied, the control allowed) is not."""
+    cells = tables.load(RESULTS, agent="claude", recipe="ask-pretool")  # the control read from beside
+    marked = {c.version for c in cells if c.same_as_control}
+    assert "2.1.84" in marked and "2.1.85" not in marked
+    text = tables.line_text(tables.line(cells, "claude", "ask-pretool", "authority", None))
+    assert "allowed =ctl" in text and "denied" in text
