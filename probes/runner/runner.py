@@ -21,7 +21,8 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -204,18 +205,23 @@ class Session:
         return cli_ended, left, killed
 
 
-def exit_waiter(pid: int) -> Callable[[float], None]:
+@contextmanager
+def exit_waiter(pid: int) -> Iterator[Callable[[float], None]]:
     """A wait of at most N seconds that ends the moment `pid` exits (its pidfd turns readable),
-    so the CLI's exit is seen at once, not at the next poll."""
+    so the CLI's exit is seen at once, not at the next poll. The pidfd is closed on leaving."""
     try:
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):  # a kernel before 5.3
-        return time.sleep
+        yield time.sleep
+        return
 
     def wait(timeout_s: float) -> None:
         select.select([fd], [], [], timeout_s)
 
-    return wait
+    try:
+        yield wait
+    finally:
+        os.close(fd)
 
 
 def prompt_session(s: Session) -> Ended:
@@ -236,15 +242,15 @@ def prompt_session(s: Session) -> Ended:
         except OSError as e:
             raise CannotStart(f"cannot start {plan['argv'][0]}: {e.strerror}") from None
     timed_out = False
-    exited = exit_waiter(proc.pid)
-    while proc.poll() is None:
-        s.watcher.poll()
-        if s.interrupted:
-            break
-        if time.time() >= s.deadline:
-            timed_out = True
-            break
-        exited(POLL_S)
+    with exit_waiter(proc.pid) as exited:
+        while proc.poll() is None:
+            s.watcher.poll()
+            if s.interrupted:
+                break
+            if time.time() >= s.deadline:
+                timed_out = True
+                break
+            exited(POLL_S)
     cli_ended, left, killed = s.sweep([proc.pid])
     exit_code = proc.wait()
     s.watcher.poll()
