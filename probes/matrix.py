@@ -152,6 +152,13 @@ def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
     return cell
 
 
+def _worker_died(cell: Cell, error: BaseException) -> Cell:
+    """A cell whose worker process died (killed from outside: the OOM killer, a person), or
+    that a pool broken by such a death could not take: failed, with the reason."""
+    cell.status, cell.reason = "failed", f"its worker process died ({type(error).__name__}: {error})"
+    return cell
+
+
 # ---------------------------------------------------------------- order
 
 HARNESS_COST_S = 0.8  # a probe's own cost beside the CLI's session (benchmarks/README.md)
@@ -223,7 +230,7 @@ def run(cells: list[Cell], results: Path, jobs: int | None = None, repeat: int =
     # A worker ends with the matrix that started it, even when that one is SIGKILLed.
     with ProcessPoolExecutor(max_workers=p.cap, initializer=die_with_parent, initargs=(signal.SIGKILL, os.getpid())) as pool:
         work = partial(_run_cell, results=str(results), repeat=repeat)
-        for cell in schedule.schedule(pool, work, todo, p, schedule.CpuGauge()):
+        for cell in schedule.schedule(pool, work, todo, p, schedule.CpuGauge(), failed=_worker_died):
             done.append(cell)
             report(cell)
     report(None)

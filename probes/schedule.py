@@ -14,7 +14,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -151,17 +151,36 @@ def schedule(
     gauge: CpuGauge,
     clock: Callable[[], float] = time.monotonic,
     tick_s: float = TICK_S,
+    failed: Callable[[T, BaseException], R] | None = None,
 ) -> Iterator[R]:
     """Run `work` on each of `todo` in `pool`, in order (put the longest first), starting
-    each when `admit` says so; yield each result as it ends. The pool needs `p.cap` workers."""
-    queue, running, last_start = deque(todo), set[Future[R]](), float("-inf")
+    each when `admit` says so; yield each result as it ends. The pool needs `p.cap` workers.
+    With `failed`, an item whose work raised (its worker died: the pool is then broken) is
+    yielded as `failed(item, error)`, and so is every item the broken pool can no longer
+    take, instead of the error ending the whole run."""
+    queue, running, last_start = deque(todo), dict[Future[R], T](), float("-inf")
     while queue or running:
         gauge.sample()
         idle = gauge.idle_cores()
         while queue and admit(p, len(running), idle, clock() - last_start):
-            running.add(pool.submit(work, queue.popleft()))
+            item = queue.popleft()
+            try:
+                running[pool.submit(work, item)] = item
+            except BrokenExecutor as e:
+                if failed is None:
+                    raise
+                yield failed(item, e)
+                continue
             last_start = clock()
+        if not running:
+            continue
         done, _ = wait(running, timeout=tick_s if queue else None, return_when=FIRST_COMPLETED)
         for f in done:
-            running.discard(f)
-            yield f.result()
+            item = running.pop(f)
+            try:
+                result = f.result()
+            except Exception as e:
+                if failed is None:
+                    raise
+                result = failed(item, e)
+            yield result

@@ -5,8 +5,10 @@ cells that ends with the committed labels."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -197,3 +199,20 @@ def test_a_real_matrix_runs_each_cell_to_its_committed_label(real_tools, tmp_pat
         assert c.outcome == json.loads((committed / f"{c.recipe}.json").read_text())["outcome"], c.recipe
         assert c.wall_s is not None and c.cpu_s is not None and c.cpu_s > 0
         assert Path(c.evidence or "").is_file()
+
+
+def _die_on_one(i: int) -> int:
+    if i == 1:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a person would
+    return i
+
+
+def test_a_worker_killed_from_outside_fails_its_cells_not_the_matrix():
+    p = schedule.Policy(floor=1, cap=1, settle_s=0.0)
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        got = list(
+            schedule.schedule(
+                pool, _die_on_one, [0, 1, 2], p, Gauge(1.0, threading.Event(), 0), tick_s=0.001, failed=lambda i, e: -i
+            )
+        )
+    assert got[0] == 0 and sorted(got[1:]) == [-2, -1]  # the dead worker's cell, and the one the broken pool could not take
