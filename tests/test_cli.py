@@ -15,13 +15,13 @@ from .conftest import probe_cmd
     "args, message",
     [
         (["run", "copilot@1.0", "hang-pretool"], "malformed spec 'copilot@1.0'"),
-        (["run", "gemini@1.0.0", "hang-pretool"], "unknown agent 'gemini'"),
+        (["run", "nosuchagent@1.0.0", "hang-pretool"], "unknown agent 'nosuchagent'"),
         (["run", "copilot@1.0.92;touch /tmp/x", "hang-pretool"], "malformed spec"),
         (["run", "copilot@1.0.92", "no-such-recipe"], "unknown recipe 'no-such-recipe'"),
         (["run", "copilot@1.0.92", "hang-pretool", "--repeat", "0"], "--repeat must be from 1 to 100"),
         (["run", "copilot@1.0.92"], "the following arguments are required"),
         (["frobnicate"], "invalid choice"),
-        (["versions", "gemini"], "unknown agent 'gemini'"),
+        (["versions", "nosuchagent"], "unknown agent 'nosuchagent'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path, capsys, monkeypatch):
@@ -50,7 +50,7 @@ def test_list_json_names_events_and_controls():
     assert rows["hang-pretool"]["control"] == "hang-pretool-control"
     assert rows["hang-pretool"]["events"] == ["pre_tool"]
     assert rows["hang-pretool-control"]["control_of"] == "hang-pretool"
-    assert set(rows["payload-pretool"]["agents"]) == {"copilot", "claude", "vscode"}
+    assert {"copilot", "claude", "vscode"} <= set(rows["payload-pretool"]["agents"])
 
 
 def test_summary_shows_mismatch_loudly():
@@ -129,9 +129,9 @@ def test_unwritable_results_via_cli(real_tools, tmp_path, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["run", "claud@2.1.328", "x"], "unknown agent 'claud': choose one of claude, copilot, vscode. Perhaps you meant claude"),
+        (["run", "claud@2.1.328", "x"], "unknown agent 'claud': choose one of claude, copilot, "),
         (["run", "claude@2.1.328", "hang-pretol"], "unknown recipe 'hang-pretol': see `probe list`. Perhaps you meant hang-"),
-        (["versions", "copilt"], "unknown agent 'copilt': choose one of claude, copilot, vscode. Perhaps you meant copilot?"),
+        (["versions", "copilt"], "unknown agent 'copilt': choose one of claude, copilot, "),
         (["matrix", "--agent", "claud", "--versions", "2.1.328"], "Perhaps you meant claude?"),
         (["matrix", "--agent", "claude", "--versions", "2.1.328", "--recipe", "payload-pretol"], "meant payload-pretool"),
         (["bump", "--agent", "claud"], "Perhaps you meant claude?"),

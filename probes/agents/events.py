@@ -16,6 +16,9 @@ CANONICAL_EVENTS = (
     "notification",
     "error",
     "prompt_transformed",
+    "before_model",  # Gemini CLI: BeforeModel, AfterModel, BeforeToolSelection
+    "after_model",
+    "tool_selection",
 )
 
 PASCAL_EVENTS = {

@@ -118,3 +118,80 @@ def anthropic_events(reply: Reply, model: str) -> list[bytes]:
 def anthropic_message(reply: Reply, model: str) -> dict[str, Any]:
     _, block, stop_reason = _anthropic_block(reply)
     return _anthropic_envelope(model, [block], stop_reason, 5)
+
+
+# ---------------------------------------------------------------- Gemini API (Gemini CLI)
+# POST .../models/MODEL:generateContent, or :streamGenerateContent?alt=sse (server-sent
+# events, each a whole GenerateContentResponse). The request is read as a chat: contents of
+# role "user" / "model", parts of text, functionCall, functionResponse.
+
+GEMINI_METHODS = (":generateContent", ":streamGenerateContent")
+
+
+def gemini_route(path: str) -> tuple[str, bool] | None:
+    """(model, streamed) of a Gemini API path, or None for any other path."""
+    path = path.split("?")[0]
+    for method in GEMINI_METHODS:
+        if path.endswith(method):
+            return path[: -len(method)].rsplit("/", 1)[-1], method == ":streamGenerateContent"
+    return None
+
+
+def _gemini_text(parts: Any) -> str:
+    return "\n".join(p["text"] for p in parts or [] if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def gemini_as_chat(body: dict[str, Any], model: str, stream: bool) -> dict[str, Any]:
+    """A Gemini request as the chat-completions body the script logic reads: system, messages
+    (a model turn is "assistant", a turn of function responses is "tool"), tools."""
+    messages: list[dict[str, Any]] = []
+    for content in body.get("contents") or []:
+        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+        calls = [p["functionCall"] for p in parts if isinstance(p.get("functionCall"), dict)]
+        responses = [p["functionResponse"] for p in parts if isinstance(p.get("functionResponse"), dict)]
+        if content.get("role") == "model":
+            tool_calls = [{"function": {"name": c.get("name"), "arguments": json.dumps(c.get("args"))}} for c in calls]
+            messages.append({"role": "assistant", "content": _gemini_text(parts), "tool_calls": tool_calls})
+        elif responses and not _gemini_text(parts):
+            messages.append({"role": "tool", "content": "\n".join(json.dumps(r.get("response")) for r in responses)})
+        else:
+            messages.append({"role": "user", "content": _gemini_text(parts)})
+    tools = [
+        {"function": {"name": d.get("name", ""), "parameters": d.get("parametersJsonSchema") or d.get("parameters") or {}}}
+        for t in body.get("tools") or []
+        for d in t.get("functionDeclarations") or []
+    ]
+    system = body.get("systemInstruction") or (body.get("config") or {}).get("systemInstruction")
+    return {
+        "model": model,
+        "stream": stream,
+        "system": _gemini_text(system.get("parts")) if isinstance(system, dict) else system,
+        "messages": messages,
+        "tools": tools,
+    }
+
+
+def gemini_response(reply: Reply, model: str) -> dict[str, Any]:
+    if "tool" in reply:
+        part: dict[str, Any] = {"functionCall": {"name": reply["tool"], "args": reply.get("arguments") or {}}}
+    else:
+        part = {"text": reply.get("text") or ""}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+        "modelVersion": model,
+        "responseId": uuid.uuid4().hex[:20],
+    }
+
+
+def gemini_chunks(reply: Reply, model: str) -> list[bytes]:
+    """A text in two chunks (clients must join them), a function call whole (the API never
+    splits one); the finish reason on the last chunk."""
+    whole = gemini_response(reply, model)
+    if "tool" in reply:
+        return [_sse(None, whole)]
+    text = reply.get("text") or ""
+    half = len(text) // 2
+    first = {**whole, "candidates": [{"content": {"role": "model", "parts": [{"text": text[:half]}]}, "index": 0}]}
+    last = {**whole, "candidates": [{**whole["candidates"][0], "content": {"role": "model", "parts": [{"text": text[half:]}]}}]}
+    return [_sse(None, first), _sse(None, last)]

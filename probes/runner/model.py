@@ -28,9 +28,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from .dialects import anthropic_events, anthropic_message, openai_chunks, openai_message
+    from .dialects import (
+        anthropic_events,
+        anthropic_message,
+        gemini_as_chat,
+        gemini_chunks,
+        gemini_response,
+        gemini_route,
+        openai_chunks,
+        openai_message,
+    )
 else:  # run as a script (runner.py), with its files beside it
-    from dialects import anthropic_events, anthropic_message, openai_chunks, openai_message
+    from dialects import (
+        anthropic_events,
+        anthropic_message,
+        gemini_as_chat,
+        gemini_chunks,
+        gemini_response,
+        gemini_route,
+        openai_chunks,
+        openai_message,
+    )
 
 if TYPE_CHECKING:
     from .contract import Message, ModelLogEntry, Reply, ScriptStep
@@ -41,9 +59,9 @@ Schema = dict[str, Any]  # a tool's input schema
 # Tool names each CLI is known to use for a canonical kind, most likely first. The server
 # only picks among the tools the CLI actually sent; an unknown name is a finding.
 TOOL_NAMES = {
-    "shell": ["bash", "Bash", "shell", "run_in_terminal", "powershell"],
+    "shell": ["bash", "Bash", "shell", "run_in_terminal", "powershell", "run_shell_command"],
     "create_file": ["create", "Write", "write_file", "create_file"],
-    "edit_file": ["edit", "Edit", "str_replace_editor", "apply_patch"],
+    "edit_file": ["edit", "Edit", "str_replace_editor", "apply_patch", "replace"],
     "view_file": ["view", "Read", "read_file"],
     "subagent": ["task", "Task", "Agent", "agent"],
 }
@@ -83,6 +101,7 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         "description": "probe step",
         "explanation": "probe step",  # VS Code's run_in_terminal also requires `goal`
         "goal": "probe step",
+        "instruction": "probe step",  # Gemini CLI's replace
         "path": path,
         "file_path": path,
         "file_text": step.get("content", "probe\n"),
@@ -318,6 +337,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         path = self.path.split("?")[0]
+        if gemini := gemini_route(path):  # read as a chat; answered in its own shape below
+            return self._gemini(body, *gemini)
         model = body.get("model") or MODEL
         if path.endswith("/count_tokens"):
             self._log(body)
@@ -337,6 +358,16 @@ class _Handler(BaseHTTPRequestHandler):
         if stream:
             return self._send_stream(anthropic_events(reply, model))
         return self._send_json(200, anthropic_message(reply, model))
+
+    def _gemini(self, raw: Body, model: str, stream: bool) -> None:
+        body = gemini_as_chat(raw, model, stream)
+        reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts)
+        self._log(body, reply)
+        if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
+            self.model.final_texts += 1
+        if stream:
+            return self._send_stream(gemini_chunks(reply, model))
+        return self._send_json(200, gemini_response(reply, model))
 
     def _log(self, body: Body, reply: Reply | None = None) -> None:
         self.model.log(

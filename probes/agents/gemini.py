@@ -1,0 +1,120 @@
+"""Gemini CLI (`@google/gemini-cli`): the Gemini API against the scripted model
+(GOOGLE_GEMINI_BASE_URL), an API key that is a placeholder, hooks in the project's
+.gemini/settings.json."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .config import native_hooks, write_json
+
+if TYPE_CHECKING:
+    from ..evidence import Invocation, ModelRequest
+
+# GeminiCLI/0.45.2/probe-model (linux; x64), GeminiCLI-tui/0.61.0/...: the CLI's version
+UA_RE = re.compile(r"GeminiCLI(?:-[\w-]+)?/(\d+\.\d+\.\d+[^/\s]*)")
+
+
+def write_settings(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+    """The project's .gemini/settings.json: per native event a list of {matcher, hooks}; a
+    timeout in milliseconds; no matcher means every tool."""
+
+    def entry(r: Registration) -> dict[str, Any]:
+        command: dict[str, Any] = {"type": "command", "command": r.command, "name": r.key}
+        if r.timeout_s is not None:
+            command["timeout"] = round(r.timeout_s * 1000)
+        group: dict[str, Any] = {"hooks": [command]}
+        if r.matcher is not None:
+            group["matcher"] = r.matcher
+        return group
+
+    path = workspace / ".gemini" / "settings.json"
+    write_json(path, {"hooks": native_hooks(registrations, entry)})
+    return [path]
+
+
+class Gemini:
+    name = "gemini"
+    package = "@google/gemini-cli"
+    dialect = "gemini"
+    events = {
+        "pre_tool": "BeforeTool",
+        "post_tool": "AfterTool",
+        "session_start": "SessionStart",
+        "session_end": "SessionEnd",
+        "prompt_submit": "BeforeAgent",
+        "stop": "AfterAgent",
+        "pre_compact": "PreCompress",
+        "notification": "Notification",
+        "before_model": "BeforeModel",
+        "after_model": "AfterModel",
+        "tool_selection": "BeforeToolSelection",
+    }
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
+    extension: ExtensionSurface | None = None
+    model = "probe-model"  # named on the command line: no model-routing request first
+
+    def binary_path(self, prefix: Path) -> Path:
+        return prefix / "node_modules" / ".bin" / "gemini"
+
+    def seed_command(self, prefix: Path) -> None:
+        return None
+
+    def prepare_install(self, prefix: Path) -> None:
+        pass
+
+    def native_event(self, canonical: str, casing: str = "native") -> str | None:
+        return self.events.get(canonical)
+
+    def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
+        # The user settings: API-key auth (else "Invalid auth method selected", exit 41), no
+        # telemetry, usage statistics, update checks or nags; hooks on (older releases gate them).
+        write_json(
+            home / ".gemini" / "settings.json",
+            {
+                "security": {"auth": {"selectedType": "gemini-api-key"}},
+                "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+                "hooksConfig": {"enabled": True},
+            },
+        )
+        return {
+            "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:{port}",
+            "GEMINI_API_KEY": "probe-offline-placeholder",
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",  # project hooks load only in a trusted folder
+            "GEMINI_TELEMETRY_ENABLED": "false",
+        }
+
+    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+        return [str(self.binary_path(prefix)), "-p", prompt, "-m", self.model, *(["--yolo"] if permissive else [])]
+
+    # Interactive sessions are not driven yet: no markers measured.
+    tty: Tty = {
+        "markers": {"ready": r"(?!)", "busy": r"(?!)", "approval": r"(?!)"},
+        "keys": {"yes": "1", "no": "\x1b"},
+        "exit": "/quit",
+        "resume": ["--resume", "latest"],
+    }
+
+    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
+        return [str(self.binary_path(prefix)), "-m", self.model, *(["--yolo"] if permissive else [])]
+
+    def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
+        return {}
+
+    def executed_version(
+        self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
+    ) -> tuple[str | None, str]:
+        for req in requests:
+            m = UA_RE.search(req.user_agent or "")
+            if m:
+                return m.group(1), "model request User-Agent"
+        return None, "no model request named the version"
+
+
+AGENT: Agent = Gemini()  # mypy checks the module against the protocol

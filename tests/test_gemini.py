@@ -1,0 +1,30 @@
+"""Gemini CLI, installed from npm by the harness, against the scripted model's Gemini API
+dialect: two fast probes in the default run (the catalog runs nightly with `probe matrix`)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.real
+
+GEMINI = "gemini@0.61.0"
+
+
+def test_hang_pretool_is_killed_at_its_timeout_and_the_tool_runs(run_probe):
+    ev = run_probe(GEMINI, "hang-pretool")
+    assert ev["executed_version"] == ev["requested_version"] == "0.61.0"
+    assert ev["executed_version_source"] == "model request User-Agent"
+    assert ev["network"] == "isolated"
+    assert ev["outcome"] == "fail-open"
+    obs = ev["observations"]
+    assert obs["hook_killed"] and obs["hook_killed_by"] == "cli" and obs["hook_timeout_s"] == 3
+    assert 2.5 <= obs["tool_delay_s"] <= 6.0
+
+
+def test_payload_names_the_tool_and_its_arguments_as_an_object(run_probe):
+    ev = run_probe(GEMINI, "payload-pretool")
+    obs = ev["observations"]
+    assert obs["tool_name"] == "run_shell_command" and obs["tool_args_type"] == "object"
+    events = {i["event"] for i in ev["invocations"]}
+    assert {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"} <= events
+    assert all(i["env"].get("GEMINI_API_KEY") == "<redacted>" for i in ev["invocations"])
