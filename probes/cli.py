@@ -343,6 +343,12 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     return command(args)
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from .check import cmd_check as command
+
+    return command(args)
+
+
 def cmd_cache(args: argparse.Namespace) -> int:
     from .cache import cmd_cache as command
 
@@ -357,6 +363,7 @@ def parser() -> argparse.ArgumentParser:
     return options.parser(
         {
             "run": cmd_run,
+            "check": cmd_check,
             "list": cmd_list,
             "matrix": cmd_matrix,
             "bump": cmd_bump,

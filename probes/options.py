@@ -164,6 +164,23 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     add_repeat(r, "run the probe N times")
     r.set_defaults(func=commands["run"])
 
+    c = sub.add_parser(
+        "check",
+        help="run a repository's own hooks through the real CLI (docs/check.md)",
+        description="Copy DIR (the agent's hook config and its scripts) into a fresh workspace, wrap each "
+        "configured command in the instrumented shim, play a scenario with and without the hooks, and "
+        "give each hook a verdict. Exit 4 with --strict when a hook is not as its scenario expects.",
+    )
+    c.add_argument("spec", metavar="AGENT@VERSION", help=f"AGENT is {agents}; VERSION an exact published version or latest")
+    c.add_argument("--hooks", required=True, metavar="DIR", help="a folder laid out like the repository (.github/hooks, .claude)")
+    c.add_argument("--versions", help="instead of the spec's version: LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N")
+    c.add_argument("--scenario", default="shell", help="a built-in scenario (docs/check.md) or a YAML file (default: shell)")
+    c.add_argument("--strict", action="store_true", help="exit 4 when a hook is broken, ignored, or not fired where expected")
+    add_results(c, "evidence directory (default: ./probe-check)")
+    c.set_defaults(results="probe-check")
+    add_json(c, "print the verdicts as JSON (a list with --versions)")
+    c.set_defaults(func=commands["check"])
+
     ls = sub.add_parser("list", help="recipes, with the agents each applies to")
     add_json(ls, "print the recipes as JSON, with their classifiers' key observation and what they read")
     ls.set_defaults(func=commands["list"])

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .config import native_hooks, write_json
+from .config import HookSource, native_hooks, write_json
 from .events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
@@ -16,6 +16,11 @@ if TYPE_CHECKING:
 
 UA_RE = re.compile(r"claude-cli/(\d+\.\d+\.\d+\S*)")
 AI_AGENT_RE = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)")
+
+
+# A repository's own hooks as Claude Code reads them (probe check).
+CLAUDE_SETTINGS = HookSource(".claude/settings.json", "claude", ("command",), "timeout")
+HOOK_SOURCES = (CLAUDE_SETTINGS, HookSource(".claude/settings.local.json", "claude", ("command",), "timeout"))
 
 
 def write_settings(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
@@ -39,6 +44,7 @@ class Claude:
     events = PASCAL_EVENTS
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
     extension: ExtensionSurface | None = None
+    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's hooks
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "claude"

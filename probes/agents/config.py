@@ -1,12 +1,14 @@
-"""Writing an agent's native hook config."""
+"""Writing an agent's native hook config, and reading a repository's own (probe check)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from ..errors import InputError
 from .base import Registration
 
 
@@ -42,3 +44,92 @@ def write_github_hooks(
     path = workspace / ".github" / "hooks" / "probe.json"
     write_json(path, {**header, "hooks": native_hooks(registrations, entry)})
     return [path]
+
+
+# ---------------------------------------------------------------- a repository's own hooks (probe check)
+
+Layout = Literal["github", "claude"]
+
+
+@dataclass(frozen=True)
+class HookSource:
+    """Where an agent reads a repository's own hook config, and the shape of its entries:
+    `github` is .github/hooks/*.json ({"hooks": {EVENT: [{"type": "command", KEY: ...}]}}),
+    `claude` is .claude/settings.json ({"hooks": {EVENT: [{"matcher", "hooks": [...]}]}})."""
+
+    pattern: str  # a glob relative to the repository root
+    layout: Layout
+    command_keys: tuple[str, ...]  # the entry keys holding a command for this OS, first found wins
+    timeout_key: str
+
+
+@dataclass
+class UserEntry:
+    """One command hook of a user's config, and where in the parsed file it sits, so that
+    its command can be rewritten in place."""
+
+    source: str  # the file, relative to the repository root
+    native: str  # the event key as written
+    matcher: str | None
+    timeout_s: float | None
+    command: str
+    holder: dict[str, Any]  # the entry object that holds the command
+    command_key: str
+
+
+def read_config(path: Path, label: str) -> Any:
+    """A config file's JSON, or one line naming the file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{label}: not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{label}:{e.lineno}: not valid JSON ({e.msg})") from None
+    except OSError as e:
+        raise InputError(f"{label}: cannot read ({e.strerror})") from None
+
+
+def _timeout(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
+    """The command hooks of one parsed config file, in file order. A shape the agent cannot
+    read is one line naming the file; entries of other types (prompt, http) are left alone."""
+    if not isinstance(data, dict):
+        raise InputError(f"{label}: expected a JSON object at the top")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InputError(f"{label}: `hooks` must be an object of event -> list of hooks")
+    out: list[UserEntry] = []
+    for event, items in hooks.items():
+        if not isinstance(items, list):
+            raise InputError(f"{label}: hooks.{event} must be a list")
+        for n, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise InputError(f"{label}: hooks.{event}[{n}] must be an object")
+            if source.layout == "github":
+                groups: list[tuple[str | None, dict[str, Any]]] = [(item.get("matcher"), item)]
+            else:
+                inner = item.get("hooks")
+                if not isinstance(inner, list) or not all(isinstance(h, dict) for h in inner):
+                    raise InputError(f"{label}: hooks.{event}[{n}].hooks must be a list of objects")
+                groups = [(item.get("matcher"), h) for h in inner]
+            for matcher, entry in groups:
+                if entry.get("type", "command") != "command":
+                    continue
+                key = next((k for k in source.command_keys if isinstance(entry.get(k), str)), None)
+                if key is None:
+                    raise InputError(f"{label}: hooks.{event}[{n}] has no command ({' or '.join(source.command_keys)})")
+                out.append(
+                    UserEntry(
+                        source=label,
+                        native=event,
+                        matcher=matcher if isinstance(matcher, str) else None,
+                        timeout_s=_timeout(entry.get(source.timeout_key)),
+                        command=entry[key],
+                        holder=entry,
+                        command_key=key,
+                    )
+                )
+    return out

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .claude import write_settings
-from .config import write_github_hooks, write_json
+from .claude import CLAUDE_SETTINGS, write_settings
+from .config import HookSource, write_github_hooks, write_json
 from .events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ class Copilot:
     pascal_events = PASCAL_EVENTS
     # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
+    # Optional member: where `probe check` finds a repository's own hooks (the same two files).
+    hook_sources = (HookSource(".github/hooks/*.json", "github", ("bash", "command"), "timeoutSec"), CLAUDE_SETTINGS)
     # Measured on 1.0.71, 1.0.80 and 1.0.92: extensions load only behind the EXTENSIONS
     # feature flag (off by default). In -p mode the user's extensions load with it; the
     # project's (.github/extensions) also need GITHUB_COPILOT_PROMPT_MODE_EXTENSIONS=true and

@@ -6,8 +6,9 @@ sides import, so mypy checks that they agree. Standard library only: the runner 
     plan.json     Plan            written by probes/plan.py, read by runner.py (and terminal.py)
     result.json   Result          written by runner.py, read by probes/backends and collect.py
     model.jsonl   ModelLogEntry   one line per request, written by model.py
-    records/*     HookRecord      one per hook call, written by hook.py (and extension.mjs)
+    records/*     HookRecord      one per hook call, written by hook.py (extension.mjs, shim.py)
     hook.json     HookConfig      the hook's sidecar, written by probes/plan.py
+    shim.json     ShimConfig      the shim's, written by probes/check.py
 """
 
 # No `from __future__ import annotations`: TypedDict reads NotRequired at run time only from
@@ -220,6 +221,21 @@ class ExtensionConfig(TypedDict):
     hooks: dict[str, ExtensionEntry]
 
 
+class ShimEntry(TypedDict):
+    """A user's own hook command, run by shim.py (probe check)."""
+
+    event: str  # the native key it is configured under
+    command: str  # as the user wrote it
+    shell: str  # what runs it: bash -c COMMAND
+
+
+class ShimConfig(TypedDict):
+    """shim.json beside shim.py: key -> entry."""
+
+    records: str
+    hooks: dict[str, ShimEntry]
+
+
 class Signal(TypedDict):
     signal: str
     at: float
@@ -254,3 +270,4 @@ class HookRecord(TypedDict):
     surface: NotRequired[str]  # "extension" for a handler call
     extension_result: NotRequired[str | None]
     error: NotRequired[str | None]
+    child_pid: NotRequired[int]  # shim.py: the user's command

@@ -1,0 +1,732 @@
+"""`probe check`: a user's own hooks through the real CLI. The user's folder is copied into a
+fresh workspace, each configured command is wrapped in the instrumented shim
+(runner/shim.py), and a scenario is played twice on each version: with the hooks, and as a
+control without them (the hook config left out). A hook's verdict is read off the two: what
+it answered (its records), and whether the session went otherwise than the control
+(steps that ran, tool results, text that reached the model).
+
+The control is run every time, not cached: it costs one session, and a cache would have to
+be keyed on the harness, the version, the scenario and the user's files (a script may act
+without any hook)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypedDict
+
+from . import rundirs
+from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
+from .agents.config import HookSource, UserEntry, read_config, user_entries, write_json
+from .catalog import NAME_RE
+from .errors import InputError
+from .scenarios import Scenario
+
+SHELL = "bash"  # both CLIs document a hook's command as a bash command
+FOLDER_MAX_FILES = 2000  # the user's folder is copied into every session
+FOLDER_MAX_BYTES = 64 * 1024 * 1024
+ALONE_MAX = 4  # hooks run alone, one session each, when a blocking hook hid what they do
+CHANGE_KEPT = 4000  # characters kept of a file the session wrote (an audit log)
+
+Verdict = Literal["not-fired", "effective", "passive", "ignored", "broken"]
+PASSING: frozenset[str] = frozenset({"effective", "passive"})
+
+
+class StepReport(TypedDict):
+    kind: str  # canonical tool kind
+    tool: str | None  # the CLI's tool name the model called
+    ran: bool | None  # with the hooks (None: the scenario cannot tell)
+    control_ran: bool | None  # without them
+
+
+class HookReport(TypedDict):
+    source: str  # the config file, relative to the folder
+    event: str  # as configured
+    canonical: str | None
+    matcher: str | None
+    command: str
+    fired: int  # invocations
+    exit_code: int | None  # the last invocation's
+    decision: str | None  # what it answered: deny, block, rewrite, context, text, malformed-json, exit N
+    verdict: str
+    treated: str | None  # how the CLI treated a broken or ignored hook: fail-open, fail-closed
+    reason: str
+    expected: bool  # the scenario exercises its event (and its matcher matches a tool used)
+
+
+class Report(TypedDict):
+    agent: str
+    version: str | None  # executed, read back from the run
+    requested: str
+    scenario: str
+    steps: list[StepReport]
+    hooks: list[HookReport]
+    evidence: str
+    control_evidence: str
+
+
+# ---------------------------------------------------------------- the user's config
+
+
+@dataclass
+class ConfigFile:
+    source: HookSource
+    path: Path  # in the user's folder
+    label: str  # relative to the folder
+    data: Any
+    entries: list[UserEntry]
+
+
+def sources_of(agent: Agent) -> tuple[HookSource, ...]:
+    """An agent's hook sources (an optional member): an agent without them cannot be checked."""
+    sources: tuple[HookSource, ...] | None = getattr(agent, "hook_sources", None)
+    if not sources:
+        able = ", ".join(sorted(a.name for a in AGENTS.values() if getattr(a, "hook_sources", None)))
+        raise InputError(f"probe check does not know where {agent.name} reads a repository's hooks yet (it does: {able})")
+    return sources
+
+
+def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
+    """Every hook config file the agent reads in `folder`, parsed; one line naming the file
+    when one cannot be read, or when there is none."""
+    if not folder.is_dir():
+        raise InputError(f"--hooks {folder}: not a directory")
+    found: list[ConfigFile] = []
+    for source in sources_of(agent):
+        for path in sorted(folder.glob(source.pattern)):
+            label = str(path.relative_to(folder))
+            data = read_config(path, label)
+            found.append(ConfigFile(source, path, label, data, user_entries(source, data, label)))
+    if not any(c.entries for c in found):
+        where = " or ".join(s.pattern for s in sources_of(agent))
+        raise InputError(f"--hooks {folder}: no command hook for {agent.name} (looked in {where})")
+    return found
+
+
+PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|PWD)\}?")
+
+
+def scripts_named(command: str) -> list[str]:
+    """The relative paths a command names (words with a slash, after the project-dir variables):
+    what must exist in the folder for the command to run. Absolute paths are the machine's."""
+    try:
+        words = shlex.split(PROJECT_VARS.sub(".", command))
+    except ValueError:
+        return []
+    return [w for w in words if "/" in w and not w.startswith(("/", "~", "$", "-")) and not re.search(r"[*?|<>;&`]", w)]
+
+
+def check_scripts(folder: Path, configs: Sequence[ConfigFile]) -> None:
+    for c in configs:
+        for e in c.entries:
+            for rel in scripts_named(e.command):
+                if not (folder / rel).exists():
+                    raise InputError(f"{c.label}: {e.native} hook runs {rel}, which is not in {folder}")
+
+
+def check_folder(folder: Path) -> None:
+    files = total = 0
+    for _root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for n in names:
+            files += 1
+            try:
+                total += os.lstat(os.path.join(_root, n)).st_size
+            except OSError:
+                pass
+    if files > FOLDER_MAX_FILES or total > FOLDER_MAX_BYTES:
+        raise InputError(
+            f"--hooks {folder}: {files} files, {total} bytes: too big to copy into every session "
+            f"(at most {FOLDER_MAX_FILES} files, {FOLDER_MAX_BYTES} bytes); point it at the hooks only"
+        )
+
+
+def canonical_of(agent: Agent, native: str) -> str | None:
+    for casing in ("native", "pascal"):
+        for c in CANONICAL_EVENTS:
+            if agent.native_event(c, casing) == native:
+                return c
+    return None
+
+
+@dataclass(frozen=True)
+class Configured:
+    """One configured hook as the check installs it."""
+
+    key: str  # names its shim entry and records
+    source: str
+    native: str
+    canonical: str | None
+    matcher: str | None
+    timeout_s: float | None
+    command: str
+
+
+def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
+    out: list[Configured] = []
+    for c in configs:
+        for e in c.entries:
+            key = f"{len(out)}-{re.sub(r'[^A-Za-z0-9_]', '_', e.native)[:40]}"
+            out.append(Configured(key, e.source, e.native, canonical_of(agent, e.native), e.matcher, e.timeout_s, e.command))
+    return out
+
+
+# ---------------------------------------------------------------- one session
+
+
+@dataclass
+class Session:
+    """What one session (with the hooks, or the control) left, as far as verdicts go."""
+
+    evidence: Any  # the Evidence record, written by the caller
+    records: dict[str, list[dict[str, Any]]]  # hook key -> its invocations (scrubbed)
+    steps: list[StepReport]
+    tools_used: list[str]
+    model_texts: list[str]  # every message text the model received, whole
+    tool_results: list[str]  # the tool results of the last main-conversation request
+    prompt_reached: bool  # a model request carried the scenario's prompt
+    changes: dict[str, str] = field(default_factory=dict)  # files the session wrote: path -> head
+
+
+def copy_folder(folder: Path, workspace: Path) -> None:
+    shutil.copytree(folder, workspace, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+
+
+NEUTRAL = "cat >/dev/null"  # a hook left out of an isolating session: reads its input, answers nothing
+
+
+def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequence[Configured], shim: str, keep: set[str]) -> None:
+    """The user's config files in the workspace, each command replaced by the shim's (the
+    rest of each file as written: timeouts, matchers, other keys); a hook not in `keep` by a
+    neutral command."""
+    n = 0
+    for c in configs:
+        data = json.loads(json.dumps(c.data))  # a copy: the user's parsed file stays as read
+        for e in user_entries(c.source, data, c.label):
+            key = hooks[n].key
+            e.holder[e.command_key] = f"{shim} {shlex.quote(key)}" if key in keep else NEUTRAL
+            n += 1
+        write_json(workspace / c.label, data)
+
+
+def workspace_files(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for dirpath, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names:
+            p = Path(dirpath) / name
+            try:
+                st = p.lstat()
+            except OSError:
+                continue
+            out[str(p.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def changed_files(root: Path, before: dict[str, tuple[int, int]]) -> dict[str, str]:
+    """Files the session created or changed (an audit log, a rewritten file), their heads."""
+    out = {}
+    for rel, stamp in sorted(workspace_files(root).items()):
+        if before.get(rel) != stamp:
+            try:
+                with open(root / rel, "rb") as f:
+                    out[rel] = f.read(CHANGE_KEPT).decode("utf-8", "replace")
+            except OSError:
+                out[rel] = ""
+    for rel in sorted(set(before) - set(workspace_files(root))):
+        out[rel] = "(removed)"
+    return out
+
+
+def steps_of(scenario: Scenario, cwd: Path, log: Sequence[dict[str, Any]]) -> tuple[list[StepReport], list[str]]:
+    """Whether each tool step ran, read off the workspace (its marker, the file it wrote or
+    removed) or, for a read, off the tool result the model got; and the tools the CLI called."""
+    from .plan import marker_path
+
+    replies = [r["reply"] for r in log if r.get("reply") and not r["reply"].get("aux")]
+    used = sorted({r["tool"] for r in replies if r.get("tool")})
+    texts = [m["text"] for r in log for m in r["messages"] if m["role"] == "tool"]
+    out: list[StepReport] = []
+    for i, step in enumerate(scenario.turns):
+        if step.tool is None:
+            continue
+        name = next((r.get("tool") for r in replies if r.get("turn") == i and not r.get("subagent")), None)
+        path = marker_path(step, i)
+        ran: bool | None = None
+        if step.tool == "shell" and step.command is None and path:
+            ran = (cwd / path).exists()
+        elif step.tool == "shell" and step.command:
+            words = step.command.split()
+            if len(words) == 2 and words[0] == "rm" and words[1] in scenario.files:
+                ran = not (cwd / words[1]).exists()
+        elif step.tool == "create_file" and path:
+            ran = (cwd / path).exists()
+        elif step.tool == "edit_file" and path:
+            ran = (cwd / path).exists() and "edited" in (cwd / path).read_text(errors="replace")
+        elif step.tool == "view_file" and path in scenario.files:
+            token = scenario.files[path].split()[0] if scenario.files[path].split() else ""
+            ran = bool(token) and any(token in t for t in texts)
+        elif step.tool == "subagent":
+            ran = (cwd / "probe-subagent.txt").exists()
+        if name is None and any(r.get("missing_tool") == step.tool for r in replies):
+            ran = False
+        out.append({"kind": step.tool, "tool": name, "ran": ran, "control_ran": None})
+    return out, used
+
+
+def run_session(
+    agent: Agent,
+    requested: str,
+    version: str,
+    scenario: Scenario,
+    folder: Path,
+    configs: Sequence[ConfigFile],
+    hooks: Sequence[Configured],
+    keep: set[str] | None,
+    backend_name: str = "local",
+) -> Session:
+    """One session: with the hooks in `keep` installed (the others neutral), or with no hook
+    config at all (`keep` None: the control)."""
+    control = keep is None
+    variant = "-control" if keep is None else "" if len(keep) == len(hooks) else "-alone"  # the caller numbers it
+    from .backends import BACKENDS
+    from .collect import read_jsonl
+    from .plan import Hooks, runner_plan, workspace
+    from .recipes import ResolvedRecipe
+    from .run import RUNNER_FILES, Probed, build_evidence, load_record_modules
+    from .rundirs import RunDirs
+    from .runner.contract import HookEntry, ShimConfig, ShimEntry
+
+    backend = BACKENDS[backend_name]
+    name = f"check-{scenario.name}{variant}"
+    recipe = ResolvedRecipe(
+        agent=agent.name,
+        name=name,
+        question=f"probe check: the repository's own hooks through scenario {scenario.name!r}"
+        + {"-control": " (control: no hooks installed)", "-alone": " (only the hooks in question run)"}.get(variant, ""),
+        classifier="check",
+        control=None if control else f"check-{scenario.name}-control",
+        control_of=f"check-{scenario.name}" if control else None,
+        subject=None,
+        prompt=scenario.prompt,
+        hooks=(),
+        turns=tuple(scenario.turns),
+        subagent_turns=tuple(scenario.subagent_turns),
+        budget_s=scenario.budget_s,
+        env={},
+        cwd=None,
+        config_location=NATIVE,
+        permissive=True,
+        watch_files=tuple(scenario.files),
+        claims=(),
+        surface="user-hooks",
+        mode="prompt",
+        actions=(),
+    )
+    with rundirs.run_directory() as tmp:
+        run = RunDirs(tmp)
+        for f in (*RUNNER_FILES, "shim.py"):
+            shutil.copy(Path(__file__).parent / "runner" / f, run.bin / f)
+        launch = backend.launch(run.root)
+        try:
+            prefix = backend.prepare(agent, version)
+            workspace(run)
+            copy_folder(folder, run.workspace)
+            if keep is None:  # the control: the same files, no hook config
+                for c in configs:
+                    (run.workspace / c.label).unlink()
+            else:
+                python = backend.python()
+                shim = " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(run.bin / "shim.py")))
+                install_hooks(run.workspace, configs, hooks, shim, keep)
+                entries = {h.key: ShimEntry(event=h.native, command=h.command, shell=SHELL) for h in hooks}
+                (run.bin / "shim.json").write_text(json.dumps(ShimConfig(records=str(run.records), hooks=entries)))
+            for rel, content in scenario.files.items():
+                (run.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+                (run.workspace / rel).write_text(content)
+            before = workspace_files(run.workspace)
+            plan = runner_plan(agent, prefix, recipe, run, backend.node_dir())
+        except BaseException:
+            launch.cancel()
+            raise
+        loading = load_record_modules()
+        ran = launch.run(plan)
+        loading.join()
+        from .collect import collect
+        from .redact import redact
+
+        regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks] if not control else []
+        sidecar = {h.key: HookEntry(event=h.native, canonical=h.canonical or h.native, behavior={}) for h in hooks}
+        collected, secrets = collect(recipe, run, Hooks(regs, sidecar if not control else {}), plan, ran.result, prefix)
+        log = read_jsonl(Path(plan["model_log"]))
+        steps, used = steps_of(scenario, Path(plan["cwd"]), log)
+        main = [r for r in log if r.get("reply") and not r["reply"].get("aux") and not r["reply"].get("subagent")]
+        texts = [m["text"] for r in log for m in r["messages"]]
+        results = [m["text"] for m in main[-1]["messages"] if m["role"] == "tool"] if main else []
+        changes = changed_files(run.workspace, before)
+        for c in configs:  # the config files the check wrote are not the session's doing
+            changes.pop(c.label, None)
+        records: dict[str, list[dict[str, Any]]] = {}
+        for inv in collected.invocations:
+            key = next((k for k, e in sidecar.items() if inv.argv[-1:] == [k]), None)
+            if key:
+                records.setdefault(key, []).append(inv.model_dump(mode="json"))
+        probed = Probed(
+            agent, requested, version, recipe, backend.name, ran, plan, collected, "checked", {}, secrets, run.home, None
+        )
+        ev = build_evidence(probed)
+        stable = {str(run.root): "$RUN"}
+
+        def scrub(v: Any) -> Any:
+            text = json.dumps(v)
+            for path, label in stable.items():
+                text = text.replace(json.dumps(path)[1:-1], label)
+            return redact(json.loads(text), secrets)
+
+    return Session(
+        evidence=ev,
+        records=records,
+        steps=steps,
+        tools_used=used,
+        model_texts=texts,
+        tool_results=scrub(results),
+        prompt_reached=any(scenario.prompt in t for t in texts),
+        changes=scrub(changes),
+    )
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+def flat(data: dict[str, Any]) -> dict[str, Any]:
+    """A JSON answer with Claude Code's hookSpecificOutput lifted to the top."""
+    specific = data.get("hookSpecificOutput")
+    return {**data, **specific} if isinstance(specific, dict) else data
+
+
+def answer_of(inv: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None, str | None]:
+    """What one invocation answered: (decision, the JSON object, why it is malformed)."""
+    code = inv.get("exit_code")
+    out = (inv.get("output") or "").strip()
+    if code == 2:
+        return "block (exit 2)", None, None
+    if code not in (0, None):
+        return f"exit {code}", None, None
+    if not out:
+        return None, None, None
+    try:
+        data = json.loads(out)
+    except ValueError as e:
+        if out[:1] in "{[":
+            return "malformed-json", None, str(e)
+        return "text", None, None
+    if not isinstance(data, dict):
+        return "malformed-json", None, f"a JSON {type(data).__name__}, not an object"
+    merged = flat(data)
+    parts = []
+    decision = merged.get("permissionDecision") or merged.get("decision")
+    if decision in ("deny", "block", "ask", "allow", "approve"):
+        parts.append(str(decision))
+    if merged.get("continue") is False:
+        parts.append("stop")
+    if any(k in merged for k in ("modifiedArgs", "updatedInput", "modifiedPrompt", "updatedPrompt")):
+        parts.append("rewrite")
+    if isinstance(merged.get("additionalContext"), str):
+        parts.append("context")
+    if not parts:
+        return "json (no decision)", data, None
+    return "+".join(parts), data, None
+
+
+BLOCKING = ("deny", "block", "stop", "exit")
+
+
+def blocks(decision: str | None) -> bool:
+    return any(word in (decision or "") for word in BLOCKING)
+
+
+def broken_why(inv: dict[str, Any]) -> str | None:
+    code = inv.get("exit_code")
+    if inv.get("killed_by") == "self":
+        return f"crashed ({inv.get('killed_by_signal')})"
+    if inv.get("killed_by") in ("cli", "harness"):
+        who = "the CLI" if inv["killed_by"] == "cli" else "the harness, at the end of the session"
+        return f"timed out: killed by {who} ({inv.get('killed_by_signal')}) after {inv.get('duration_s') or '?'} s"
+    if code == 127:
+        return "command not found (exit 127)" + (f": {inv['stderr'].strip()[:160]}" if inv.get("stderr") else "")
+    if code == 126:
+        return "not executable (exit 126)" + (f": {inv['stderr'].strip()[:160]}" if inv.get("stderr") else "")
+    return None
+
+
+def matcher_matches(matcher: str | None, tools: Sequence[str]) -> bool:
+    if matcher in (None, "", "*"):
+        return True
+    assert matcher is not None
+    try:
+        return any(re.fullmatch(matcher, t) for t in tools)
+    except re.error:
+        return matcher in tools
+
+
+def treated_of(hooked: Session, control: Session) -> str:
+    """fail-closed when something that happened without the hooks did not happen with them."""
+    stopped = any(s["control_ran"] and s["ran"] is False for s in hooked.steps)
+    return "fail-closed" if stopped or (control.prompt_reached and not hooked.prompt_reached) else "fail-open"
+
+
+def settle(report: HookReport, verdict: str, reason: str, treated: str | None = None) -> None:
+    report["verdict"], report["reason"], report["treated"] = verdict, reason, treated
+
+
+def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Session) -> HookReport:
+    invs = hooked.records.get(h.key, [])
+    tool_event = h.canonical in ("pre_tool", "post_tool", "post_tool_failure", "permission_request")
+    expected = h.canonical in scenario.events and (not tool_event or matcher_matches(h.matcher, hooked.tools_used))
+    report: HookReport = {
+        "source": h.source,
+        "event": h.native,
+        "canonical": h.canonical,
+        "matcher": h.matcher,
+        "command": h.command,
+        "fired": len(invs),
+        "exit_code": invs[-1].get("exit_code") if invs else None,
+        "decision": None,
+        "verdict": "not-fired",
+        "treated": None,
+        "reason": "",
+        "expected": expected,
+    }
+    if not invs:
+        if h.canonical is None:
+            report["reason"] = f"{h.native} is no event this harness knows for the agent"
+        elif h.canonical not in scenario.events:
+            report["reason"] = f"scenario {scenario.name} does not exercise {h.canonical}"
+        elif tool_event and not expected:
+            report["reason"] = (
+                f"matcher {h.matcher!r} matches none of the tools called ({', '.join(hooked.tools_used) or 'none'})"
+            )
+        else:
+            report["reason"] = "the CLI did not run it, though the scenario exercises its event"
+        return report
+    changed = treated_of(hooked, control) == "fail-closed"
+    for inv in invs:
+        why = broken_why(inv)
+        if why:
+            settle(report, verdict="broken", reason=why, treated=treated_of(hooked, control))
+            return report
+    answers = [answer_of(inv) for inv in invs]
+    decisions = [d for d, _, _ in answers if d]
+    report["decision"] = ", ".join(dict.fromkeys(decisions)) or None
+    malformed = next((why for d, _, why in answers if d == "malformed-json"), None)
+    if malformed:
+        if changed:
+            settle(
+                report, verdict="broken", treated="fail-closed", reason=f"stdout is not valid JSON ({malformed}); the CLI stopped"
+            )
+        else:
+            settle(
+                report,
+                verdict="ignored",
+                treated="fail-open",
+                reason=f"stdout is not valid JSON ({malformed}); the CLI went on as without it",
+            )
+        return report
+    if not decisions:
+        settle(report, verdict="passive", reason="answered nothing (exit 0, no output): nothing to change")
+        return report
+    contexts = [str(flat(data).get("additionalContext")) for d, data, _ in answers if d and "context" in d and data]
+    texts = [(inv.get("output") or "").strip() for inv, (d, _, _) in zip(invs, answers, strict=True) if d == "text"]
+    reached = [t for t in contexts + texts if t and any(t in m for m in hooked.model_texts)]
+    blocking = any(blocks(d) for d in decisions)
+    rewrite = any("rewrite" in d for d in decisions)
+    if blocking and changed:
+        settle(report, verdict="effective", reason="a step that ran without the hooks did not run with them")
+    elif rewrite and (changed or hooked.tool_results != control.tool_results):
+        settle(report, verdict="effective", reason="the tool's result differs from the control's")
+    elif reached:
+        settle(report, verdict="effective", reason="its text reached the model")
+    elif blocking:
+        what = report["decision"]
+        settle(report, verdict="ignored", treated="fail-open", reason=f"answered {what}; every step ran as without the hooks")
+    elif rewrite:
+        settle(report, verdict="ignored", reason="asked to rewrite; the tool's result is the control's")
+    elif contexts or texts:
+        settle(report, verdict="ignored", reason="its text never reached the model")
+    else:
+        settle(report, verdict="passive", reason=f"answered {report['decision']}: nothing to change in this scenario")
+    return report
+
+
+# ---------------------------------------------------------------- the command
+
+
+def scenario_name_ok(scenario: Scenario) -> None:
+    if not NAME_RE.fullmatch(scenario.name):
+        raise InputError(f"scenario name {scenario.name!r}: lower-case words joined by '-' (it names the evidence file)")
+
+
+def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], list[Configured]]:
+    """Everything checked before anything is installed or run: bad input is one line."""
+    from .agents import get
+
+    agent = get(agent_name)
+    folder = folder.resolve()
+    configs = discover(agent, folder)
+    check_scripts(folder, configs)
+    check_folder(folder)
+    return agent, configs, configured(agent, configs)
+
+
+def check_version(
+    agent: Agent,
+    requested: str,
+    version: str,
+    scenario: Scenario,
+    folder: Path,
+    configs: Sequence[ConfigFile],
+    hooks: Sequence[Configured],
+    results: Path,
+    backend: str = "local",
+) -> Report:
+    from .evidence import evidence_path, save_evidence
+
+    control = run_session(agent, requested, version, scenario, folder, configs, hooks, None, backend)
+    hooked = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key for h in hooks}, backend)
+    against(hooked, control)
+    verdicts = [verdict_of(h, scenario, hooked, control) for h in hooks]
+    # A hook beside one that blocked: a broken one may look fail-closed, and the CLI may not
+    # run the hooks after a deny at all. A session in which those run alone (the others
+    # neutral) tells how the CLI treats them; their verdicts are that session's, said so.
+    blocked = [o for o in verdicts if o["verdict"] == "effective" and blocks(o["decision"])]
+    unclear = {
+        h.key
+        for h, v in zip(hooks, verdicts, strict=True)
+        if blocked and v not in blocked and (v["treated"] == "fail-closed" or (v["verdict"] == "not-fired" and v["expected"]))
+    }
+    first = f"{blocked[0]['source']} {blocked[0]['command']}" if blocked else ""
+    for n, h in enumerate(hooks):
+        if h.key not in unclear or len(unclear) > ALONE_MAX:
+            continue
+        alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
+        against(alone, control)
+        before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]
+        verdicts[n] = again = verdict_of(h, scenario, alone, control)
+        again["reason"] = f"{before} beside {first}, which blocked; alone: {again['reason']}"
+        aev = alone.evidence.model_copy(
+            update={
+                "recipe": f"{alone.evidence.recipe}-{n}",
+                "outcome": "alone",
+                "observations": {"steps": alone.steps, "hook": again},
+            }
+        )
+        save_evidence(evidence_path(results, aev), aev)
+    observations = {"steps": hooked.steps, "hooks": verdicts, "workspace_changes": hooked.changes}
+    outcome = "pass" if all(ok(v) for v in verdicts) else "fail"
+    ev = hooked.evidence.model_copy(update={"outcome": outcome, "observations": observations})
+    cev = control.evidence.model_copy(
+        update={"outcome": "control", "observations": {"steps": control.steps, "workspace_changes": control.changes}}
+    )
+    path, cpath = evidence_path(results, ev), evidence_path(results, cev)
+    save_evidence(cpath, cev)
+    save_evidence(path, ev)
+    return {
+        "agent": agent.name,
+        "version": ev.executed_version,
+        "requested": requested,
+        "scenario": scenario.name,
+        "steps": hooked.steps,
+        "hooks": verdicts,
+        "evidence": str(path),
+        "control_evidence": str(cpath),
+    }
+
+
+def against(session: Session, control: Session) -> None:
+    """Each step of `session` beside the control's."""
+    for s, c in zip(session.steps, control.steps, strict=False):
+        s["control_ran"] = c["ran"]
+
+
+def ok(h: HookReport) -> bool:
+    """What --strict accepts: effective or passive, or not fired where the scenario does not
+    exercise the hook."""
+    return h["verdict"] in PASSING or (h["verdict"] == "not-fired" and not h["expected"])
+
+
+def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[tuple[str, str]]:
+    """(requested, exact) pairs: the spec's version, or --versions. Installed exact versions
+    need no registry round trip."""
+    from . import install, spec
+    from .matrix import select_versions
+
+    if selector is None:
+        if spec_version != "latest" and install.installed(agent, spec_version):
+            return [(spec_version, spec_version)]
+        return [(spec_version, spec.resolve(spec.Spec(agent.name, spec_version), agent.package))]
+    listed = [v.strip() for v in selector.split(",") if v.strip()]
+    if ".." not in selector and not selector.startswith("latest") and all(install.installed(agent, v) for v in listed):
+        return [(v, v) for v in listed]
+    chosen = select_versions(agent, selector)
+    if not chosen:
+        raise InputError(f"--versions {selector} selects no published {agent.name} version")
+    return [(v, v) for v in chosen]
+
+
+def table(report: Report) -> str:
+    from tabulate import tabulate
+
+    steps = ", ".join(
+        f"{s['kind']} ({s['tool'] or '?'}): {fmt(s['ran'])}, without hooks {fmt(s['control_ran'])}" for s in report["steps"]
+    )
+    rows = [
+        (
+            f"{h['source']} {h['event']}" + (f" [{h['matcher']}]" if h["matcher"] else ""),
+            h["command"] if len(h["command"]) <= 40 else h["command"][:37] + "...",
+            h["fired"],
+            "" if h["exit_code"] is None else h["exit_code"],
+            h["decision"] or "",
+            h["verdict"] + (f" ({h['treated']})" if h["treated"] else ""),
+            h["reason"],
+        )
+        for h in report["hooks"]
+    ]
+    head = f"{report['agent']} {report['version'] or 'unknown version'}, scenario {report['scenario']}: {steps or 'no tool step'}"
+    body = tabulate(rows, headers=["hook", "command", "fired", "exit", "decision", "verdict", "reason"])
+    return f"{head}\n{body}\nevidence: {report['evidence']}"
+
+
+def fmt(ran: bool | None) -> str:
+    return {True: "ran", False: "did not run", None: "cannot tell"}[ran]
+
+
+def cmd_check(args: Any) -> int:
+    """probe check AGENT@VERSION --hooks DIR: 0, or 4 with --strict when a hook is not as
+    its scenario expects."""
+    from .options import spec_of
+    from .scenarios import load
+    from .store import check_writable
+
+    s = spec_of(args.spec)
+    agent, configs, hooks = prepare(s.agent, Path(args.hooks))
+    scenario = load(args.scenario)
+    scenario_name_ok(scenario)
+    results = Path(args.results)
+    check_writable(results)
+    reports = []
+    for requested, version in versions_of(agent, s.version, args.versions):
+        report = check_version(agent, requested, version, scenario, Path(args.hooks).resolve(), configs, hooks, results)
+        reports.append(report)
+        if not args.json:
+            print(table(report), flush=True)
+    if args.json:
+        out = [{k: v for k, v in r.items() if k != "requested"} for r in reports]
+        print(json.dumps(out if args.versions else out[0], indent=2))
+    failed = [h for r in reports for h in r["hooks"] if not ok(h)]
+    return 4 if args.strict and failed else 0
