@@ -29,8 +29,8 @@ from .errors import InputError
 from .scenarios import Scenario
 
 SHELL = "bash"  # both CLIs document a hook's command as a bash command
-FOLDER_MAX_FILES = 2000  # the user's folder is copied into every session
-FOLDER_MAX_BYTES = 64 * 1024 * 1024
+FOLDER_MAX_FILES = 10000  # the user's folder is copied into every session
+FOLDER_MAX_BYTES = 256 * 1024 * 1024
 ALONE_MAX = 4  # hooks run alone, one session each, when a blocking hook hid what they do
 CHANGE_KEPT = 4000  # characters kept of a file the session wrote (an audit log)
 
@@ -730,3 +730,11 @@ def cmd_check(args: Any) -> int:
         print(json.dumps(out if args.versions else out[0], indent=2))
     failed = [h for r in reports for h in r["hooks"] if not ok(h)]
     return 4 if args.strict and failed else 0
+
+
+if __name__ == "__main__":  # the GitHub Action's job summary: `python -m probes.check REPORT.json`
+    import sys
+
+    loaded = json.loads(Path(sys.argv[1]).read_text())
+    for r in loaded if isinstance(loaded, list) else [loaded]:
+        print(f"```\n{table(r)}\n```\n")

@@ -1,0 +1,254 @@
+"""`probe check`: a repository's own hooks. Unit tests of reading the configs, the missing
+script and bad-input lines, the verdict parts and the shim (run as the CLI runs it); then the
+real CLIs with small folders (a deny policy, an audit logger, a malformed JSON answer)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from probes import check, scenarios
+from probes.agents import AGENTS
+from probes.agents.config import user_entries
+from probes.errors import InputError
+
+from .conftest import CLAUDE, COPILOT, probe_cmd
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "hooks"
+SHIM = ROOT / "probes" / "runner" / "shim.py"
+COPILOT_SRC, CLAUDE_SRC = AGENTS["copilot"].hook_sources[0], AGENTS["claude"].hook_sources[0]  # type: ignore[attr-defined]
+
+
+def write(root: Path, files: dict[str, str | dict], mode: int = 0o755) -> Path:
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(content if isinstance(content, str) else json.dumps(content))
+        if rel.endswith(".sh"):
+            p.chmod(mode)
+    return root
+
+
+# ---------------------------------------------------------------- reading configs
+
+
+def test_github_and_claude_layouts_are_read_in_file_order():
+    gh = {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "a.sh", "timeoutSec": 5, "matcher": "bash"}]}}
+    [e] = user_entries(COPILOT_SRC, gh, "p.json")
+    assert (e.native, e.command, e.timeout_s, e.matcher, e.command_key) == ("preToolUse", "a.sh", 5.0, "bash", "bash")
+    cl = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}, {"type": "prompt", "prompt": "p"}]},
+                {"hooks": [{"type": "command", "command": "y", "timeout": 3}]},
+            ]
+        }
+    }
+    entries = user_entries(CLAUDE_SRC, cl, "s.json")
+    assert [(e.command, e.matcher, e.timeout_s) for e in entries] == [("x", "Bash", None), ("y", None, 3.0)]
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        ([], "a JSON object"),
+        ({"hooks": []}, "`hooks` must be an object"),
+        ({"hooks": {"preToolUse": {}}}, "hooks.preToolUse must be a list"),
+        ({"hooks": {"preToolUse": [{"type": "command"}]}}, "has no command"),
+    ],
+)
+def test_a_config_the_agent_cannot_read_is_one_line_naming_the_file(data, says):
+    with pytest.raises(InputError, match=f"^cfg.json: .*{says}"):
+        user_entries(COPILOT_SRC, data, "cfg.json")
+
+
+def test_the_example_folder_is_found_for_both_agents():
+    for agent, sources in (
+        ("copilot", {".github/hooks/policy.json", ".claude/settings.json"}),
+        ("claude", {".claude/settings.json"}),
+    ):
+        _, configs, hooks = check.prepare(agent, EXAMPLE)
+        assert {c.label for c in configs} == sources
+        assert all(h.canonical == "pre_tool" for h in hooks)
+
+
+def test_scripts_named_by_a_command():
+    assert check.scripts_named('"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh --x') == ["./.claude/hooks/a.sh"]
+    assert check.scripts_named("python3 scripts/audit.py | tee /tmp/x") == ["scripts/audit.py"]
+    assert check.scripts_named("/usr/bin/true && echo 'a|b'") == []
+
+
+@pytest.mark.parametrize(
+    "files, says",
+    [
+        ({"README.md": "x"}, "no command hook for claude"),
+        ({".claude/settings.json": "{not json"}, r".claude/settings.json:1: not valid JSON"),
+        (
+            {
+                ".claude/settings.json": {
+                    "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": ".claude/gone.sh"}]}]}
+                }
+            },
+            r".claude/settings.json: PreToolUse hook runs .claude/gone.sh, which is not in",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, files, says):
+    folder = write(tmp_path / "repo", files)
+    proc = probe_cmd("check", CLAUDE, "--hooks", str(folder), results=tmp_path / "out")
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert re.search(says, proc.stderr), proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_scenario_and_bad_scenario_file(tmp_path):
+    with pytest.raises(InputError, match="unknown scenario 'nope'"):
+        scenarios.load("nope")
+    bad = tmp_path / "mine.yaml"
+    bad.write_text(yaml.safe_dump({"turns": [{"tool": "teleport"}]}))
+    with pytest.raises(InputError, match=r"invalid scenario .*mine.yaml: turns.0"):
+        scenarios.load(str(bad))
+    good = tmp_path / "mine-too.yaml"
+    good.write_text(yaml.safe_dump({"turns": [{"tool": "shell", "command": "ls"}, {"text": "done"}], "events": ["pre_tool"]}))
+    assert scenarios.load(str(good)).name == "mine-too"
+
+
+# ---------------------------------------------------------------- verdict parts
+
+
+@pytest.mark.parametrize(
+    "inv, decision",
+    [
+        ({"exit_code": 0, "output": '{"permissionDecision": "deny"}'}, "deny"),
+        (
+            {"exit_code": 0, "output": '{"hookSpecificOutput": {"permissionDecision": "deny", "additionalContext": "c"}}'},
+            "deny+context",
+        ),
+        ({"exit_code": 0, "output": '{"permissionDecision": "deny",'}, "malformed-json"),
+        ({"exit_code": 0, "output": "hello"}, "text"),
+        ({"exit_code": 2, "output": ""}, "block (exit 2)"),
+        ({"exit_code": 1, "output": ""}, "exit 1"),
+        ({"exit_code": 0, "output": ""}, None),
+        ({"exit_code": 0, "output": '{"modifiedArgs": {}}'}, "rewrite"),
+    ],
+)
+def test_what_a_hook_answered(inv, decision):
+    assert check.answer_of(inv)[0] == decision
+
+
+def test_matchers():
+    assert check.matcher_matches(None, ["bash"]) and check.matcher_matches("*", [])
+    assert check.matcher_matches("Bash|Write", ["Bash"]) and not check.matcher_matches("Bash", ["bash"])
+
+
+# ---------------------------------------------------------------- the shim, as the CLI runs it
+
+
+def shim_run(tmp_path: Path, command: str, stdin: bytes) -> tuple[subprocess.CompletedProcess[bytes], dict]:
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for name in ("shim.py", "hook.py"):
+        shutil.copy(SHIM.parent / name, bin_ / name)
+    (tmp_path / "records").mkdir()
+    config = {"records": str(tmp_path / "records"), "hooks": {"k": {"event": "preToolUse", "command": command, "shell": "bash"}}}
+    (bin_ / "shim.json").write_text(json.dumps(config))
+    proc = subprocess.run(
+        [sys.executable, "-S", "-E", "-s", str(bin_ / "shim.py"), "k"], input=stdin, capture_output=True, timeout=30
+    )
+    [record] = [json.loads(p.read_text()) for p in (tmp_path / "records").glob("*.json")]
+    return proc, record
+
+
+def test_the_shim_passes_bytes_and_exit_code_through(tmp_path):
+    proc, record = shim_run(tmp_path, "cat; printf 'err\\xff' >&2; exit 3", b'{"a": 1}')
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, b'{"a": 1}', b"err\xff")
+    assert record["payload"] == {"a": 1} and record["exit_code"] == 3 and record["output"] == '{"a": 1}'
+
+
+def test_the_shim_dies_of_the_commands_signal(tmp_path):
+    proc, record = shim_run(tmp_path, "kill -SEGV $$", b"{}")
+    assert proc.returncode == -signal.SIGSEGV
+    assert record["crashed_with"] == "SIGSEGV"
+
+
+def test_the_users_files_are_never_touched(tmp_path):
+    folder = shutil.copytree(EXAMPLE, tmp_path / "repo", symlinks=True)
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    agent, configs, hooks = check.prepare("copilot", folder)
+    ws = tmp_path / "ws"
+    check.copy_folder(folder, ws)
+    check.install_hooks(ws, configs, hooks, "SHIM", {hooks[0].key})
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+    written = json.loads((ws / ".github/hooks/policy.json").read_text())["hooks"]["preToolUse"]
+    assert [e["bash"] for e in written] == [f"SHIM {hooks[0].key}", check.NEUTRAL, check.NEUTRAL]
+    assert written[0]["timeoutSec"] == 10  # the rest of each entry as written
+
+
+# ---------------------------------------------------------------- the real CLIs
+
+DENY_COPILOT = '#!/usr/bin/env bash\nif grep -q "rm "; then echo \'{"permissionDecision": "deny"}\'; fi\n'
+AUDIT = "#!/usr/bin/env bash\nmkdir -p .audit && { cat; echo; } >> .audit/log.jsonl\n"
+MALFORMED = '#!/usr/bin/env bash\ncat >/dev/null\necho \'{"hookSpecificOutput": {"permissionDecision": "deny",\'\n'
+
+
+def checked(tmp_path: Path, spec: str, files: dict, *extra: str) -> tuple[int, dict]:
+    folder = write(tmp_path / "repo", files)
+    proc = probe_cmd("check", spec, "--hooks", str(folder), "--json", *extra, results=tmp_path / "out", timeout=240)
+    assert proc.returncode in (0, 4), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.real
+def test_copilot_deny_policy_is_effective_and_the_logger_is_recorded(real_tools, tmp_path):
+    hooks = [{"type": "command", "bash": f".github/hooks/{n}.sh", "timeoutSec": 10} for n in ("audit", "deny")]
+    files = {
+        ".github/hooks/hooks.json": {"version": 1, "hooks": {"preToolUse": hooks}},
+        ".github/hooks/audit.sh": AUDIT,
+        ".github/hooks/deny.sh": DENY_COPILOT,
+    }
+    code, report = checked(tmp_path, COPILOT, files, "--scenario", "shell-destructive", "--strict")
+    assert code == 0 and report["version"] == COPILOT.split("@")[1]
+    assert report["steps"] == [{"kind": "shell", "tool": "bash", "ran": False, "control_ran": True}]
+    audit, deny = report["hooks"]
+    assert (audit["verdict"], deny["verdict"], deny["decision"]) == ("passive", "effective", "deny")
+    from probes.evidence import load_evidence
+
+    ev = load_evidence(Path(report["evidence"]))
+    assert ev["surface"] == "user-hooks" and ev["invocation_count"] == 2
+    assert "rm probe-victim.txt" in ev["observations"]["workspace_changes"][".audit/log.jsonl"]  # the logger's own record
+
+
+@pytest.mark.real
+def test_claude_malformed_json_answer_is_reported_and_fails_strict(real_tools, tmp_path):
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": '"$CLAUDE_PROJECT_DIR"/.claude/bad.sh'}]}
+    files = {".claude/settings.json": {"hooks": {"PreToolUse": [group]}}, ".claude/bad.sh": MALFORMED}
+    code, report = checked(tmp_path, CLAUDE, files, "--strict")
+    [bad] = report["hooks"]
+    assert bad["decision"] == "malformed-json" and bad["fired"] == 1
+    assert (bad["verdict"], bad["treated"]) == ("ignored", "fail-open"), bad
+    assert report["steps"][0]["ran"] is True and code == 4
+
+
+def test_action_runs_probe_check_with_its_inputs():
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    steps = action["runs"]["steps"]
+    assert all("shell" in s for s in steps if "run" in s)
+    text = (ROOT / "action.yml").read_text()
+    for name in action["inputs"]:
+        assert f"inputs.{name}" in text, f"input {name} is never used"
+    assert "probe check" in text
+    assert os.access(EXAMPLE / ".github/hooks/deny-rm.sh", os.X_OK) and not os.access(
+        EXAMPLE / ".github/hooks/broken.sh", os.X_OK
+    )
