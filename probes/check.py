@@ -31,7 +31,7 @@ from .scenarios import Scenario
 SHELL = "bash"  # both CLIs document a hook's command as a bash command
 FOLDER_MAX_FILES = 10000  # the user's folder is copied into every session
 FOLDER_MAX_BYTES = 256 * 1024 * 1024
-ALONE_MAX = 4  # hooks run alone, one session each, when a blocking hook hid what they do
+ALONE_MAX = 4  # hooks run alone, one session each, when another effective hook may hide what they do
 CHANGE_KEPT = 4000  # characters kept of a file the session wrote (an audit log)
 
 Verdict = Literal["not-fired", "effective", "passive", "ignored", "broken"]
@@ -558,7 +558,15 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
     elif rewrite:
         settle(report, verdict="ignored", reason="asked to rewrite; the tool's result is the control's")
     elif contexts or texts:
-        settle(report, verdict="ignored", reason="its text never reached the model")
+        wheres = {
+            "hookSpecificOutput.additionalContext"
+            if "additionalContext" in (data.get("hookSpecificOutput") or {})
+            else "additionalContext"
+            for d, data, _ in answers
+            if d and "context" in d and data
+        }
+        wheres |= {"plain stdout"} if texts else set()
+        settle(report, verdict="ignored", reason=f"its text ({', '.join(sorted(wheres))}) never reached the model")
     else:
         settle(report, verdict="passive", reason=f"answered {report['decision']}: nothing to change in this scenario")
     return report
@@ -604,26 +612,28 @@ def check_version(
     # A hook beside one that blocked: a broken one may look fail-closed, and the CLI may not
     # run the hooks after a deny at all. A session in which those run alone (the others
     # neutral) tells how the CLI treats them; their verdicts are that session's, said so.
-    blocked = [o for o in verdicts if o["verdict"] == "effective" and blocks(o["decision"])]
-    unclear = {
-        h.key
-        for h, v in zip(hooks, verdicts, strict=True)
-        if blocked and v not in blocked and (v["treated"] == "fail-closed" or (v["verdict"] == "not-fired" and v["expected"]))
-    }
-    first = f"{blocked[0]['source']} {blocked[0]['command']}" if blocked else ""
+    effective = [(g, o) for g, o in zip(hooks, verdicts, strict=True) if o["verdict"] == "effective"]
+    beside: dict[str, list[str]] = {}
+    for h, v in zip(hooks, verdicts, strict=True):
+        blockers = [named(o) for g, o in effective if g is not h and blocks(o["decision"])]
+        same = [named(o) for g, o in effective if g is not h and g.canonical == h.canonical]
+        if blockers and (v["treated"] == "fail-closed" or (v["verdict"] == "not-fired" and v["expected"])):
+            beside[h.key] = blockers
+        elif same and v["verdict"] in ("ignored", "not-fired") and v["expected"]:
+            beside[h.key] = same
     for n, h in enumerate(hooks):
-        if h.key not in unclear or len(unclear) > ALONE_MAX:
+        if h.key not in beside or len(beside) > ALONE_MAX:
             continue
         alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
         against(alone, control)
         before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]
         verdicts[n] = again = verdict_of(h, scenario, alone, control)
-        again["reason"] = f"{before} beside {first}, which blocked; alone: {again['reason']}"
+        again["reason"] = f"{before} beside {', '.join(beside[h.key])} (effective); alone: {again['reason']}"
         aev = alone.evidence.model_copy(
             update={
                 "recipe": f"{alone.evidence.recipe}-{n}",
                 "outcome": "alone",
-                "observations": {"steps": alone.steps, "hook": again},
+                "observations": {"steps": alone.steps, "hook": again, "workspace_changes": alone.changes},
             }
         )
         save_evidence(evidence_path(results, aev), aev)
@@ -646,6 +656,12 @@ def check_version(
         "evidence": str(path),
         "control_evidence": str(cpath),
     }
+
+
+def named(h: HookReport) -> str:
+    """A hook in another's reason: its file and command, short."""
+    command = h["command"] if len(h["command"]) <= 40 else h["command"][:37] + "..."
+    return f"{h['source']}: {command}"
 
 
 def against(session: Session, control: Session) -> None:
