@@ -17,6 +17,7 @@ COPILOT = "copilot@1.0.92"
 COPILOT_OLD = "copilot@1.0.80"
 COPILOT_OLDER = "copilot@1.0.71"
 CLAUDE = "claude@2.1.328"
+CODEX = "codex@0.171.0"
 
 
 def need(condition: bool, reason: str) -> None:

@@ -6,9 +6,12 @@ import json
 
 import pytest
 
+from probes.agents import AGENTS
 from probes.cli import main
 
 from .conftest import probe_cmd
+
+KNOWN = ", ".join(sorted(AGENTS))  # every agent module, however many there are
 
 
 @pytest.mark.parametrize(
@@ -129,9 +132,9 @@ def test_unwritable_results_via_cli(real_tools, tmp_path, capsys):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["run", "claud@2.1.328", "x"], "unknown agent 'claud': choose one of claude, copilot, "),
         (["run", "claude@2.1.328", "hang-pretol"], "unknown recipe 'hang-pretol': see `probe list`. Perhaps you meant hang-"),
-        (["versions", "copilt"], "unknown agent 'copilt': choose one of claude, copilot, "),
+        (["run", "claud@2.1.328", "x"], f"unknown agent 'claud': choose one of {KNOWN}. Perhaps you meant claude"),
+        (["versions", "copilt"], f"unknown agent 'copilt': choose one of {KNOWN}. Perhaps you meant copilot?"),
         (["matrix", "--agent", "claud", "--versions", "2.1.328"], "Perhaps you meant claude?"),
         (["matrix", "--agent", "claude", "--versions", "2.1.328", "--recipe", "payload-pretol"], "meant payload-pretool"),
         (["bump", "--agent", "claud"], "Perhaps you meant claude?"),

@@ -67,7 +67,7 @@ class JailSpec(TypedDict):
 
 
 class Plan(TypedDict):
-    argv: list[str]
+    argv: list[str]  # "{port}" in an argument is the scripted model's port, as in env
     env: dict[str, str]  # "{port}" in a value is the scripted model's port
     cwd: str
     budget_s: float

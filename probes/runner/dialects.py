@@ -1,5 +1,5 @@
-"""The wire formats the scripted model answers in: OpenAI chat completions (Copilot) and
-Anthropic messages (Claude Code), each streamed (server-sent events) or whole. A reply is a
+"""The wire formats the scripted model answers in: OpenAI chat completions (Copilot),
+Anthropic messages (Claude Code), OpenAI Responses (Codex CLI), each streamed (server-sent events) or whole. A reply is a
 script step already chosen (model.plan_reply); here it only takes its dialect's shape.
 Standard library only, copied into every run beside model.py."""
 
@@ -195,3 +195,96 @@ def gemini_chunks(reply: Reply, model: str) -> list[bytes]:
     first = {**whole, "candidates": [{"content": {"role": "model", "parts": [{"text": text[:half]}]}, "index": 0}]}
     last = {**whole, "candidates": [{**whole["candidates"][0], "content": {"role": "model", "parts": [{"text": text[half:]}]}}]}
     return [_sse(None, first), _sse(None, last)]
+
+
+# ---------------------------------------------------------------- OpenAI Responses (Codex CLI)
+
+
+def responses_as_chat(body: dict[str, Any]) -> dict[str, Any]:
+    """A Responses API request (`input` items, flat `tools`) in the chat-completions shape the
+    script logic reads: developer and user messages, each function call as an assistant turn,
+    each call's output as a tool message. Tools of a `namespace` are listed by name too."""
+    messages: list[dict[str, Any]] = []
+    if body.get("instructions"):
+        messages.append({"role": "system", "content": body["instructions"]})
+    for item in body.get("input") or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = "system" if item.get("role") == "developer" else item.get("role", "user")
+            messages.append({"role": role, "content": item.get("content")})
+        elif kind in ("function_call", "custom_tool_call"):
+            arguments = item.get("arguments", item.get("input", ""))
+            call = {"id": item.get("call_id"), "type": "function", "function": {"name": item.get("name"), "arguments": arguments}}
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            output = item.get("output")
+            messages.append({"role": "tool", "content": output if isinstance(output, str) else json.dumps(output)})
+    tools = []
+    listed = [t for t in body.get("tools") or [] if isinstance(t, dict)]
+    for t in [inner for outer in listed for inner in outer.get("tools") or [outer]]:  # a namespace's too
+        if t.get("type") == "function" and t.get("name"):
+            tools.append({"type": "function", "function": {"name": t["name"], "parameters": t.get("parameters") or {}}})
+    return {**body, "messages": messages, "tools": tools}
+
+
+def _response(model: str, status: str, output: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "id": "resp_" + uuid.uuid4().hex[:24],
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": status,
+        "model": model,
+        "output": output,
+        "usage": {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        },
+    }
+
+
+def _responses_item(reply: Reply) -> dict[str, Any]:
+    if "tool" in reply:
+        return {
+            "type": "function_call",
+            "id": "fc_" + uuid.uuid4().hex[:24],
+            "call_id": "call_" + uuid.uuid4().hex[:24],
+            "name": reply["tool"],
+            "arguments": json.dumps(reply.get("arguments")),
+            "status": "completed",
+        }
+    text = {"type": "output_text", "text": reply.get("text", ""), "annotations": []}
+    mid = "msg_" + uuid.uuid4().hex[:24]
+    return {"type": "message", "id": mid, "role": "assistant", "status": "completed", "content": [text]}
+
+
+def responses_events(reply: Reply, model: str) -> list[bytes]:
+    """A streamed Responses reply: created, one output item (a function call whose arguments
+    arrive in two deltas, or a message with one text delta), completed."""
+    item = _responses_item(reply)
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": _response(model, "in_progress", [])}]
+    ref = {"output_index": 0, "item_id": item["id"]}
+    if item["type"] == "function_call":
+        args = item["arguments"]
+        half = len(args) // 2  # two fragments: clients must assemble them
+        events.append({"type": "response.output_item.added", "output_index": 0, "item": {**item, "arguments": ""}})
+        events += [{"type": "response.function_call_arguments.delta", **ref, "delta": p} for p in (args[:half], args[half:])]
+        events.append({"type": "response.function_call_arguments.done", **ref, "arguments": args})
+    else:
+        part = item["content"][0]
+        events.append({"type": "response.output_item.added", "output_index": 0, "item": {**item, "content": []}})
+        events.append({"type": "response.content_part.added", **ref, "content_index": 0, "part": {**part, "text": ""}})
+        events.append({"type": "response.output_text.delta", **ref, "content_index": 0, "delta": part["text"]})
+        events.append({"type": "response.output_text.done", **ref, "content_index": 0, "text": part["text"]})
+        events.append({"type": "response.content_part.done", **ref, "content_index": 0, "part": part})
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    events.append({"type": "response.completed", "response": _response(model, "completed", [item])})
+    return [_sse(e["type"], {**e, "sequence_number": i}) for i, e in enumerate(events)]
+
+
+def responses_message(reply: Reply, model: str) -> dict[str, Any]:
+    return _response(model, "completed", [_responses_item(reply)])

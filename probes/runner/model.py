@@ -1,5 +1,6 @@
 """The scripted model: one HTTP server on loopback that speaks OpenAI chat completions
-(Copilot) and Anthropic messages (Claude Code; Copilot with COPILOT_PROVIDER_TYPE=anthropic).
+(Copilot), Anthropic messages (Claude Code; Copilot with COPILOT_PROVIDER_TYPE=anthropic) and
+OpenAI Responses (Codex CLI).
 
 It plays a turn script. A script is a list of steps; each step is a tool call by canonical
 kind ({"tool": "shell", ...}) or a final text ({"text": "..."}). The step to play is chosen
@@ -37,6 +38,9 @@ if TYPE_CHECKING or __package__:
         gemini_route,
         openai_chunks,
         openai_message,
+        responses_as_chat,
+        responses_events,
+        responses_message,
     )
 else:  # run as a script (runner.py), with its files beside it
     from dialects import (
@@ -48,6 +52,9 @@ else:  # run as a script (runner.py), with its files beside it
         gemini_route,
         openai_chunks,
         openai_message,
+        responses_as_chat,
+        responses_events,
+        responses_message,
     )
 
 if TYPE_CHECKING:
@@ -59,7 +66,7 @@ Schema = dict[str, Any]  # a tool's input schema
 # Tool names each CLI is known to use for a canonical kind, most likely first. The server
 # only picks among the tools the CLI actually sent; an unknown name is a finding.
 TOOL_NAMES = {
-    "shell": ["bash", "Bash", "shell", "run_in_terminal", "powershell", "run_shell_command"],
+    "shell": ["bash", "Bash", "shell", "run_in_terminal", "powershell", "run_shell_command", "exec_command"],
     "create_file": ["create", "Write", "write_file", "create_file"],
     "edit_file": ["edit", "Edit", "str_replace_editor", "apply_patch", "replace"],
     "view_file": ["view", "Read", "read_file"],
@@ -98,6 +105,7 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
     path = step.get("path", "probe-file.txt")
     values: dict[str, Any] = {
         "command": step.get("command", ""),
+        "cmd": step.get("command", ""),  # Codex's exec_command
         "description": "probe step",
         "explanation": "probe step",  # VS Code's run_in_terminal also requires `goal`
         "goal": "probe step",
@@ -116,7 +124,7 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         "name": "probe-subagent",
     }
     args = {k: v for k, v in values.items() if k in props}
-    if step.get("tool") == "shell":
+    if step.get("tool") == "shell" and "cmd" not in props:
         args["command"] = step.get("command", "")
         if "mode" in props:
             args["mode"] = "sync"
@@ -186,7 +194,7 @@ def _content_text(content: Any) -> str:
     for block in content:
         if not isinstance(block, dict):
             parts.append(str(block))
-        elif block.get("type") in ("text", "input_text"):
+        elif block.get("type") in ("text", "input_text", "output_text"):
             parts.append(block.get("text", ""))
         elif block.get("type") == "tool_result":
             parts.append(_content_text(block.get("content")))
@@ -343,7 +351,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path.endswith("/count_tokens"):
             self._log(body)
             return self._send_json(200, {"input_tokens": 10})
-        if not (path.endswith("/chat/completions") or path.endswith("/messages")):
+        if path.endswith("/responses"):  # OpenAI Responses (Codex): read as chat completions
+            body = responses_as_chat(body)
+        if not (path.endswith("/chat/completions") or path.endswith("/messages") or path.endswith("/responses")):
             self._log(body)
             return self._send_json(404, {"error": {"type": "not_found", "message": path}})
         reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts)
@@ -351,6 +361,10 @@ class _Handler(BaseHTTPRequestHandler):
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             self.model.final_texts += 1
         stream = bool(body.get("stream"))
+        if path.endswith("/responses"):
+            if stream:
+                return self._send_stream(responses_events(reply, model))
+            return self._send_json(200, responses_message(reply, model))
         if path.endswith("/chat/completions"):
             if stream:
                 return self._send_stream(openai_chunks(reply, model))

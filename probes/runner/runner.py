@@ -191,6 +191,11 @@ class Session:
         self.plan, self.model, self.preexec, self.interrupted = plan, model, preexec, interrupted
         self.watcher = Watcher(Path(plan["records"]))
         self.env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
+        # a CLI that takes its model's URL only from its command line (Codex's -c overrides)
+        plan["argv"] = [a.replace("{port}", str(model.port)) for a in plan["argv"]]
+        for step in plan.get("interactive", {"steps": []})["steps"]:
+            if "argv" in step:
+                step["argv"] = [a.replace("{port}", str(model.port)) for a in step["argv"]]
         self.env["PROBE_RUN_ID"] = plan["run_id"]
         self.started = time.time()
         self.deadline = self.started + float(plan["budget_s"])

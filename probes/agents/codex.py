@@ -1,0 +1,161 @@
+"""Codex CLI (`@openai/codex`): the OpenAI Responses API against the scripted model.
+
+The npm package is a Node launcher; the CLI itself is a native (Rust, static musl) binary in a
+platform package, `@openai/codex-linux-x64` from 0.1xx (earlier: `vendor/` of the main
+package). Its directory is named by a musl target triple, which slimming would drop on a glibc
+host, so `binary_path` names the native binary: the directory holding it is always kept.
+Sessions run through the launcher (`node_modules/.bin/codex`), as a user's `codex` does.
+
+Offline: a model provider in `$CODEX_HOME/config.toml` can only name its base URL there or
+in `-c` overrides, so the port reaches it through `-c` in the argv ("{port}", as in env).
+Hooks: `<repo>/.codex/hooks.json` (Claude Code's shape), loaded only in a trusted project
+(a `[projects."<workspace>"]` trust entry) and run only once each hook is trusted by hash, or
+with `--dangerously-bypass-hook-trust` (since 0.130.0).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .config import native_hooks, write_json
+from .events import PASCAL_EVENTS
+
+if TYPE_CHECKING:
+    from ..evidence import Invocation, ModelRequest
+
+UA_RE = re.compile(r"codex_(?:exec|cli_rs|tui)/(\d+\.\d+\.\d+\S*)")
+TRIPLES = {"x86_64": "x86_64-unknown-linux-musl", "aarch64": "aarch64-unknown-linux-musl", "arm64": "aarch64-unknown-linux-musl"}
+PLATFORM_PACKAGES = {"x86_64": "codex-linux-x64", "aarch64": "codex-linux-arm64", "arm64": "codex-linux-arm64"}
+# Codex's hook events (developers.openai.com/codex/hooks); PostCompact has no canonical event.
+CODEX_EVENTS = (
+    "pre_tool",
+    "post_tool",
+    "session_start",
+    "session_end",
+    "prompt_submit",
+    "stop",
+    "subagent_start",
+    "subagent_stop",
+    "pre_compact",
+    "permission_request",
+)
+BYPASS_HOOK_TRUST_SINCE = (0, 130, 0)  # --dangerously-bypass-hook-trust (openai/codex#21768)
+
+
+def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+    """The repository's .codex/hooks.json: Claude Code's shape, the matcher left out when the
+    recipe gives none."""
+
+    def entry(r: Registration) -> dict[str, Any]:
+        command: dict[str, Any] = {"type": "command", "command": r.command}
+        if r.timeout_s is not None:  # whole seconds: a fraction makes the whole file unreadable
+            command["timeout"] = math.ceil(r.timeout_s)
+        return {**({"matcher": r.matcher} if r.matcher is not None else {}), "hooks": [command]}
+
+    path = workspace / ".codex" / "hooks.json"
+    write_json(path, {"hooks": native_hooks(registrations, entry)})
+    return [path]
+
+
+def _version(prefix: Path) -> tuple[int, ...]:
+    try:
+        text = json.loads((prefix / "node_modules" / "@openai" / "codex" / "package.json").read_text())["version"]
+        return tuple(int(p) for p in re.findall(r"\d+", text.split("-")[0])[:3])
+    except (OSError, ValueError, KeyError):
+        return (0,)
+
+
+class Codex:
+    name = "codex"
+    package = "@openai/codex"
+    dialect = "responses"
+    events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS}
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks}
+    extension: ExtensionSurface | None = None
+
+    def binary_path(self, prefix: Path) -> Path:
+        """The native binary: in the platform package, or vendored in the main package."""
+        machine = platform.machine().lower()
+        triple = TRIPLES.get(machine, f"{machine}-unknown-linux-musl")
+        rel = Path("vendor") / triple / "bin" / "codex"
+        modules = prefix / "node_modules" / "@openai"
+        vendored = modules / "codex" / rel
+        return vendored if vendored.exists() else modules / PLATFORM_PACKAGES.get(machine, "codex-linux-x64") / rel
+
+    def launcher(self, prefix: Path) -> Path:
+        return prefix / "node_modules" / ".bin" / "codex"
+
+    def seed_command(self, prefix: Path) -> None:
+        return None
+
+    def prepare_install(self, prefix: Path) -> None:
+        pass
+
+    def native_event(self, canonical: str, casing: str = "native") -> str | None:
+        return self.events.get(canonical)
+
+    def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
+        """Its own CODEX_HOME with a config: no update check, no analytics or feedback, the
+        scripted model as a custom provider (its URL in the argv), the workspace trusted so
+        that its .codex/ layer (the hooks) loads."""
+        codex_home = home / ".codex"
+        codex_home.mkdir(parents=True, exist_ok=True)
+        workspace = home.parent / "workspace"  # the run directory's layout (rundirs.py)
+        (codex_home / "config.toml").write_text(
+            'model = "probe-model"\n'
+            'model_provider = "probe"\n'
+            "check_for_update_on_startup = false\n"
+            "[analytics]\nenabled = false\n"
+            "[feedback]\nenabled = false\n"
+            '[model_providers.probe]\nname = "probe"\nwire_api = "responses"\nenv_key = "PROBE_MODEL_KEY"\n'
+            "request_max_retries = 0\nstream_max_retries = 0\n"
+            f'[projects.{json.dumps(str(workspace))}]\ntrust_level = "trusted"\n'
+        )
+        return {
+            "CODEX_HOME": str(codex_home),
+            "PROBE_MODEL_KEY": "probe-offline-placeholder",
+        }
+
+    def _flags(self, prefix: Path, permissive: bool) -> list[str]:
+        flags = ["-c", 'model_providers.probe.base_url="http://127.0.0.1:{port}/v1"']
+        if permissive:  # tools run unasked and unsandboxed (the run's namespaces are the sandbox)
+            flags.append("--dangerously-bypass-approvals-and-sandbox")
+        if _version(prefix) >= BYPASS_HOOK_TRUST_SINCE:
+            flags.append("--dangerously-bypass-hook-trust")
+        return flags
+
+    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+        return [str(self.launcher(prefix)), "exec", *self._flags(prefix, permissive), prompt]
+
+    # Interactive sessions: not measured yet (the TUI is not driven).
+    tty: Tty = {
+        "markers": {"ready": r"(?!)", "busy": r"(?!)", "approval": r"(?!)"},
+        "keys": {"yes": "y", "no": "\x1b"},
+        "exit": "/quit",
+        "resume": ["resume", "--last"],
+    }
+
+    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
+        return [str(self.launcher(prefix)), *self._flags(prefix, permissive)]
+
+    def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
+        return {}
+
+    def executed_version(
+        self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
+    ) -> tuple[str | None, str]:
+        for req in requests:
+            m = UA_RE.search(req.user_agent or "")
+            if m:
+                return m.group(1), "model request User-Agent"
+        return None, "no model request reported the version"
+
+
+AGENT: Agent = Codex()  # mypy checks the module against the protocol
