@@ -252,3 +252,42 @@ def test_action_runs_probe_check_with_its_inputs():
     assert os.access(EXAMPLE / ".github/hooks/deny-rm.sh", os.X_OK) and not os.access(
         EXAMPLE / ".github/hooks/broken.sh", os.X_OK
     )
+
+
+def session(ran: bool, records: dict | None = None, texts: tuple[str, ...] = ()) -> check.Session:
+    step = {"kind": "shell", "tool": "bash", "ran": ran, "control_ran": True}
+    return check.Session(None, records or {}, [step], ["bash"], list(texts), [], True)
+
+
+HOOK = check.Configured("0-preToolUse", "p.json", "preToolUse", "pre_tool", None, 10, "x.sh")
+SHELL = scenarios.BUILTIN["shell"]
+
+
+def inv(**kw) -> dict:
+    return {"exit_code": 0, "output": "", "stderr": "", "killed_by": None, "killed_by_signal": None, "duration_s": 0.1, **kw}
+
+
+@pytest.mark.parametrize(
+    "hooked, verdict, treated",
+    [
+        (session(False, {HOOK.key: [inv(output='{"permissionDecision": "deny"}')]}), "effective", None),
+        (session(True, {HOOK.key: [inv(output='{"permissionDecision": "deny"}')]}), "ignored", "fail-open"),
+        (session(True, {HOOK.key: [inv(exit_code=126, stderr="Permission denied")]}), "broken", "fail-open"),
+        (session(False, {HOOK.key: [inv(killed_by="cli", killed_by_signal="SIGTERM")]}), "broken", "fail-closed"),
+        (session(True, {HOOK.key: [inv(output="{oops")]}), "ignored", "fail-open"),
+        (session(True, {HOOK.key: [inv()]}), "passive", None),
+        (session(True, {HOOK.key: [inv(output='{"additionalContext": "CTX"}')]}, ("... CTX ...",)), "effective", None),
+        (session(True, {}), "not-fired", None),
+    ],
+)
+def test_verdicts_against_the_control(hooked, verdict, treated):
+    report = check.verdict_of(HOOK, SHELL, hooked, session(True))
+    assert (report["verdict"], report["treated"]) == (verdict, treated), report
+    assert check.ok(report) == (verdict in ("effective", "passive"))
+
+
+def test_a_hook_whose_matcher_matches_no_tool_is_not_expected():
+    hook = check.Configured("0-PreToolUse", "s.json", "PreToolUse", "pre_tool", "Bash", None, "x.sh")
+    report = check.verdict_of(hook, SHELL, session(True), session(True))
+    assert report["verdict"] == "not-fired" and not report["expected"] and check.ok(report)
+    assert "matches none of the tools called (bash)" in report["reason"]
