@@ -359,6 +359,7 @@ def run_session(
         ran = launch.run(plan)
         loading.join()
         from .collect import collect
+        from .normalise import known_values, normalise
         from .redact import redact
 
         regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks] if not control else []
@@ -381,13 +382,12 @@ def run_session(
             agent, requested, version, recipe, backend.name, ran, plan, collected, "checked", {}, secrets, run.home, None
         )
         ev = build_evidence(probed)
-        stable = {str(run.root): "$RUN"}
+        known = known_values(str(run.root), plan["run_id"], backend.python())
 
         def scrub(v: Any) -> Any:
-            text = json.dumps(v)
-            for path, label in stable.items():
-                text = text.replace(json.dumps(path)[1:-1], label)
-            return redact(json.loads(text), secrets)
+            """As collect.scrub does the session's parts: credentials, then per-run names."""
+            text = json.dumps(v).replace(json.dumps(str(run.root))[1:-1], "$RUN")
+            return normalise(redact(json.loads(text), secrets), known)
 
     return Session(
         evidence=ev,
