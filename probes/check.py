@@ -733,10 +733,11 @@ def cmd_check(args: Any) -> int:
     agent, configs, hooks = prepare(s.agent, Path(args.hooks))
     scenario = load(args.scenario)
     scenario_name_ok(scenario)
+    chosen = versions_of(agent, s.version, args.versions)  # an unpublished version: before anything is written
     results = Path(args.results)
     check_writable(results)
     reports = []
-    for requested, version in versions_of(agent, s.version, args.versions):
+    for requested, version in chosen:
         report = check_version(agent, requested, version, scenario, Path(args.hooks).resolve(), configs, hooks, results)
         reports.append(report)
         if not args.json:
