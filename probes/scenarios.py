@@ -113,6 +113,9 @@ def load(name_or_file: str) -> Scenario:
     if not isinstance(data, dict):
         raise InputError(f"invalid scenario {path}: expected a mapping at the top")
     data.setdefault("name", path.stem)
+    if "events" not in data and isinstance(data.get("turns"), list):  # what its turns exercise
+        kinds = {t.get("tool") for t in data["turns"] if isinstance(t, dict)} - {None}
+        data["events"] = SESSION + (TOOL if kinds else []) + (["subagent_start", "subagent_stop"] if "subagent" in kinds else [])
     try:
         return Scenario.model_validate(data)
     except ValidationError as e:

@@ -120,8 +120,9 @@ def test_unknown_scenario_and_bad_scenario_file(tmp_path):
     with pytest.raises(InputError, match=r"invalid scenario .*mine.yaml: turns.0"):
         scenarios.load(str(bad))
     good = tmp_path / "mine-too.yaml"
-    good.write_text(yaml.safe_dump({"turns": [{"tool": "shell", "command": "ls"}, {"text": "done"}], "events": ["pre_tool"]}))
-    assert scenarios.load(str(good)).name == "mine-too"
+    good.write_text(yaml.safe_dump({"turns": [{"tool": "shell", "command": "ls"}, {"text": "done"}]}))
+    mine = scenarios.load(str(good))
+    assert mine.name == "mine-too" and set(mine.events) == {*scenarios.SESSION, *scenarios.TOOL}
 
 
 # ---------------------------------------------------------------- verdict parts
@@ -291,3 +292,21 @@ def test_a_hook_whose_matcher_matches_no_tool_is_not_expected():
     report = check.verdict_of(hook, SHELL, session(True), session(True))
     assert report["verdict"] == "not-fired" and not report["expected"] and check.ok(report)
     assert "matches none of the tools called (bash)" in report["reason"]
+
+
+@pytest.mark.real
+def test_claude_hook_past_its_timeout_is_broken_and_nothing_outlives_the_run(real_tools, tmp_path):
+    """The CLI's timeout reaches the user's command through the shim (SIGTERM sent on)."""
+    files = {
+        ".claude/settings.json": {
+            "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sleep 30", "timeout": 2}]}]}
+        }
+    }
+    _, report = checked(tmp_path, CLAUDE, files)
+    [hung] = report["hooks"]
+    assert (hung["verdict"], hung["treated"]) == ("broken", "fail-open"), hung
+    assert hung["reason"].startswith("timed out: killed by the CLI (SIGTERM)")
+    from probes.evidence import load_evidence
+
+    ev = load_evidence(Path(report["evidence"]))
+    assert ev["cleanup"] == {"alive_at_cli_exit": 0, "killed_by_harness": 0} and ev["network"] == "isolated"
