@@ -609,26 +609,35 @@ def check_version(
     hooked = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key for h in hooks}, backend)
     against(hooked, control)
     verdicts = [verdict_of(h, scenario, hooked, control) for h in hooks]
-    # A hook beside one that blocked: a broken one may look fail-closed, and the CLI may not
-    # run the hooks after a deny at all. A session in which those run alone (the others
-    # neutral) tells how the CLI treats them; their verdicts are that session's, said so.
+    # A hook beside one that changed the session (a deny, a fail-closed failure) may look
+    # fail-closed, or not run at all (Copilot runs no preToolUse hook after a deny); one beside
+    # an effective hook on its event may look ignored (Copilot passes one additionalContext).
+    # A session in which it runs alone (the others neutral) tells; its verdict is that
+    # session's, said so. The first ALONE_MAX such hooks; the others' reasons say they were not.
     effective = [(g, o) for g, o in zip(hooks, verdicts, strict=True) if o["verdict"] == "effective"]
     beside: dict[str, list[str]] = {}
     for h, v in zip(hooks, verdicts, strict=True):
-        blockers = [named(o) for g, o in effective if g is not h and blocks(o["decision"])]
+        blockers = [
+            named(o)
+            for g, o in zip(hooks, verdicts, strict=True)
+            if g is not h and ((o["verdict"] == "effective" and blocks(o["decision"])) or o["treated"] == "fail-closed")
+        ]
         same = [named(o) for g, o in effective if g is not h and g.canonical == h.canonical]
         if blockers and (v["treated"] == "fail-closed" or (v["verdict"] == "not-fired" and v["expected"])):
             beside[h.key] = blockers
         elif same and v["verdict"] in ("ignored", "not-fired") and v["expected"]:
             beside[h.key] = same
     for n, h in enumerate(hooks):
-        if h.key not in beside or len(beside) > ALONE_MAX:
+        if h.key not in beside:
+            continue
+        if list(beside).index(h.key) >= ALONE_MAX:
+            verdicts[n]["reason"] += f" (beside {', '.join(beside[h.key])}; not run alone: at most {ALONE_MAX} are)"
             continue
         alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
         against(alone, control)
         before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]
         verdicts[n] = again = verdict_of(h, scenario, alone, control)
-        again["reason"] = f"{before} beside {', '.join(beside[h.key])} (effective); alone: {again['reason']}"
+        again["reason"] = f"{before} beside {', '.join(beside[h.key])}, which changed the session; alone: {again['reason']}"
         aev = alone.evidence.model_copy(
             update={
                 "recipe": f"{alone.evidence.recipe}-{n}",
