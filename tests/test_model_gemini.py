@@ -106,3 +106,19 @@ def test_a_request_read_as_a_chat():
     assert json.loads(chat["messages"][1]["tool_calls"][0]["function"]["arguments"]) == EXPECTED_ARGS
     assert "hi" in chat["messages"][2]["content"]
     assert [t["function"]["name"] for t in chat["tools"]] == ["run_shell_command", "read_file"]
+
+
+def test_tool_config_limits_the_tools_the_model_may_call(server):
+    """As the API does: mode NONE allows no call, allowedFunctionNames only those; the log still
+    names every tool the CLI sent."""
+    model = server()
+    for config, called in (
+        ({"mode": "NONE"}, False),
+        ({"mode": "ANY", "allowedFunctionNames": ["read_file"]}, False),
+        ({}, True),
+    ):
+        body = {"contents": [PROMPT], "tools": GEMINI_TOOLS, "toolConfig": {"functionCallingConfig": config}}
+        _, _, raw = request(model.port, "/v1beta/models/probe-model:generateContent", body)
+        (part,) = json.loads(raw)["candidates"][0]["content"]["parts"]
+        assert ("functionCall" in part) == called
+    assert all(e["tools"] == ["read_file", "run_shell_command"] for e in log_entries(model))

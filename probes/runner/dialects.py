@@ -171,6 +171,18 @@ def gemini_as_chat(body: dict[str, Any], model: str, stream: bool) -> dict[str, 
     }
 
 
+def gemini_callable(chat: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """The chat with only the tools the request lets the model call, as the API honours
+    toolConfig.functionCallingConfig (mode NONE: none; allowedFunctionNames: those)."""
+    config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
+    allowed = config.get("allowedFunctionNames")
+    if config.get("mode") == "NONE":
+        allowed = []
+    if allowed is None:
+        return chat
+    return {**chat, "tools": [t for t in chat["tools"] if t["function"]["name"] in allowed]}
+
+
 def gemini_response(reply: Reply, model: str) -> dict[str, Any]:
     if "tool" in reply:
         part: dict[str, Any] = {"functionCall": {"name": reply["tool"], "args": reply.get("arguments") or {}}}

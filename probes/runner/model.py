@@ -33,6 +33,7 @@ if TYPE_CHECKING or __package__:
         anthropic_events,
         anthropic_message,
         gemini_as_chat,
+        gemini_callable,
         gemini_chunks,
         gemini_response,
         gemini_route,
@@ -47,6 +48,7 @@ else:  # run as a script (runner.py), with its files beside it
         anthropic_events,
         anthropic_message,
         gemini_as_chat,
+        gemini_callable,
         gemini_chunks,
         gemini_response,
         gemini_route,
@@ -375,7 +377,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _gemini(self, raw: Body, model: str, stream: bool) -> None:
         body = gemini_as_chat(raw, model, stream)
-        reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts)
+        reply = plan_reply(gemini_callable(body, raw), self.model.script, self.model.subagent, self.model.prompts)
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             self.model.final_texts += 1
