@@ -28,3 +28,25 @@ def test_payload_names_the_tool_and_its_arguments_as_an_object(run_probe):
     events = {i["event"] for i in ev["invocations"]}
     assert {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"} <= events
     assert all(i["env"].get("GEMINI_API_KEY") == "<redacted>" for i in ev["invocations"])
+
+
+def test_the_nightly_plan_bumps_gemini():
+    from .test_nightly import workflow_probe_commands
+
+    bumps = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
+    assert any("gemini" in c[c.index("--agent") :] for c in bumps)
+
+
+def test_a_node_too_old_for_it_is_named_at_install(real_tools, tmp_path):
+    """On an older Node.js Gemini CLI dies at start on a SyntaxError that names nothing
+    (Debian bookworm's Node 18 in the docker base image); its install says why in one line."""
+    from probes.agents.gemini import AGENT
+    from probes.errors import HarnessError
+
+    package = tmp_path / "node_modules" / "@google" / "gemini-cli" / "package.json"
+    package.parent.mkdir(parents=True)
+    package.write_text('{"engines": {"node": ">=20"}}')
+    AGENT.prepare_install(tmp_path)
+    package.write_text('{"engines": {"node": ">=999"}}')
+    with pytest.raises(HarnessError, match=r"gemini cannot start here: requires Node.js >=999, found \d+"):
+        AGENT.prepare_install(tmp_path)

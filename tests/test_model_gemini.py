@@ -115,6 +115,7 @@ def test_tool_config_limits_the_tools_the_model_may_call(server):
     for config, called in (
         ({"mode": "NONE"}, False),
         ({"mode": "ANY", "allowedFunctionNames": ["read_file"]}, False),
+        ({"mode": "AUTO", "allowedFunctionNames": []}, True),  # what Gemini CLI sends for a hook's AUTO
         ({}, True),
     ):
         body = {"contents": [PROMPT], "tools": GEMINI_TOOLS, "toolConfig": {"functionCallingConfig": config}}

@@ -173,12 +173,13 @@ def gemini_as_chat(body: dict[str, Any], model: str, stream: bool) -> dict[str, 
 
 def gemini_callable(chat: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     """The chat with only the tools the request lets the model call, as the API honours
-    toolConfig.functionCallingConfig (mode NONE: none; allowedFunctionNames: those)."""
+    toolConfig.functionCallingConfig: mode NONE, none; mode ANY with allowedFunctionNames, those
+    (an empty list is no list: the API's protobuf cannot tell them apart)."""
     config = (body.get("toolConfig") or {}).get("functionCallingConfig") or {}
-    allowed = config.get("allowedFunctionNames")
+    allowed = config.get("allowedFunctionNames") if config.get("mode") in ("ANY", "VALIDATED") else None
     if config.get("mode") == "NONE":
         allowed = []
-    if allowed is None:
+    elif not allowed:
         return chat
     return {**chat, "tools": [t for t in chat["tools"] if t["function"]["name"] in allowed]}
 
