@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 import socket
 import tempfile
@@ -66,6 +67,10 @@ def ca_bundle() -> Path | None:
         if path and Path(path).is_file():
             return Path(path)
     return None
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the builder colours a command's stderr
+BUILDER_CHATTER = ("Step ", "--->", "Removing intermediate container", "Running in")  # not a command's words
 
 
 class DockerBackend:
@@ -130,14 +135,11 @@ class DockerBackend:
                     },
                 )
             except docker.errors.BuildError as e:
-                last = next(
-                    (
-                        x.get("stream", x.get("error", "")).strip()
-                        for x in reversed(list(e.build_log))
-                        if x.get("stream", x.get("error", "")).strip()
-                    ),
-                    str(e),
-                )
+                # The failing command's own last words (e.g. the Node.js an agent needs) before
+                # the builder's "returned a non-zero code".
+                said = [ANSI.sub("", x.get("stream", "")).strip() for x in e.build_log if x.get("stream", "").strip()]
+                said = [line for line in said if not line.startswith(BUILDER_CHATTER)]
+                last = said[-1] if said else str(e)
                 hint = (
                     " (no registry? make a base image: containers/make-base-image.sh, then PROBE_BASE_IMAGE=probe-base:bookworm)"
                     if "pull" in str(e).lower() or "not found" in str(e).lower()
