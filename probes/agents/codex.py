@@ -10,7 +10,9 @@ Offline: a model provider in `$CODEX_HOME/config.toml` can only name its base UR
 in `-c` overrides, so the port reaches it through `-c` in the argv ("{port}", as in env).
 Hooks: `<repo>/.codex/hooks.json` (Claude Code's shape), loaded only in a trusted project
 (a `[projects."<workspace>"]` trust entry) and run only once each hook is trusted by hash, or
-with `--dangerously-bypass-hook-trust` (since 0.130.0).
+with `--dangerously-bypass-hook-trust` (since 0.131.0; 0.130.0 gates hooks on trust and has
+no way around it in `exec`). A recipe with `permissive: false` runs Codex as a user's plain
+`codex exec` does: no approvals bypass, sandboxed, and no hook-trust bypass either.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import HarnessError
 from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .config import native_hooks, write_json
 from .events import PASCAL_EVENTS
@@ -46,7 +49,7 @@ CODEX_EVENTS = (
     "pre_compact",
     "permission_request",
 )
-BYPASS_HOOK_TRUST_SINCE = (0, 130, 0)  # --dangerously-bypass-hook-trust (openai/codex#21768)
+BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai/codex#21768)
 
 
 def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
@@ -65,11 +68,15 @@ def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[
 
 
 def _version(prefix: Path) -> tuple[int, ...]:
+    """The installed version: its package.json, else the prefix's name (the cache's
+    cli/codex/VERSION); an image's prefix (/opt/cli) is not readable from the host, and is
+    taken as a current version."""
     try:
         text = json.loads((prefix / "node_modules" / "@openai" / "codex" / "package.json").read_text())["version"]
-        return tuple(int(p) for p in re.findall(r"\d+", text.split("-")[0])[:3])
-    except (OSError, ValueError, KeyError):
-        return (0,)
+    except (OSError, ValueError, KeyError, TypeError):
+        text = prefix.name
+    parts = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)(?:-.*)?", str(text))
+    return tuple(int(p) for p in parts.groups()) if parts else (999,)
 
 
 class Codex:
@@ -81,13 +88,14 @@ class Codex:
     extension: ExtensionSurface | None = None
 
     def binary_path(self, prefix: Path) -> Path:
-        """The native binary: in the platform package, or vendored in the main package."""
+        """The native binary: in the platform package (`vendor/<triple>/bin/codex`; through
+        0.128.0 `vendor/<triple>/codex/codex`), or vendored in the main package."""
         machine = platform.machine().lower()
         triple = TRIPLES.get(machine, f"{machine}-unknown-linux-musl")
-        rel = Path("vendor") / triple / "bin" / "codex"
         modules = prefix / "node_modules" / "@openai"
-        vendored = modules / "codex" / rel
-        return vendored if vendored.exists() else modules / PLATFORM_PACKAGES.get(machine, "codex-linux-x64") / rel
+        packages = (modules / PLATFORM_PACKAGES.get(machine, "codex-linux-x64"), modules / "codex")
+        candidates = [pkg / "vendor" / triple / sub / "codex" for pkg in packages for sub in ("bin", "codex")]
+        return next((c for c in candidates if c.exists()), candidates[0])
 
     def launcher(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "codex"
@@ -96,7 +104,13 @@ class Codex:
         return None
 
     def prepare_install(self, prefix: Path) -> None:
-        pass
+        """A release whose npm package brings no native binary for this platform cannot run:
+        one line now, not a launcher's stack trace in every run."""
+        if not self.binary_path(prefix).exists():
+            raise HarnessError(
+                f"codex: this release installs no native binary for {platform.machine()} "
+                f"(no {self.binary_path(prefix).relative_to(prefix)}): choose another version"
+            )
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         return self.events.get(canonical)
@@ -127,8 +141,8 @@ class Codex:
         flags = ["-c", 'model_providers.probe.base_url="http://127.0.0.1:{port}/v1"']
         if permissive:  # tools run unasked and unsandboxed (the run's namespaces are the sandbox)
             flags.append("--dangerously-bypass-approvals-and-sandbox")
-        if _version(prefix) >= BYPASS_HOOK_TRUST_SINCE:
-            flags.append("--dangerously-bypass-hook-trust")
+            if _version(prefix) >= BYPASS_HOOK_TRUST_SINCE:  # the recipe's hooks, not reviewed by hand
+                flags.append("--dangerously-bypass-hook-trust")
         return flags
 
     def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
@@ -155,7 +169,16 @@ class Codex:
             m = UA_RE.search(req.user_agent or "")
             if m:
                 return m.group(1), "model request User-Agent"
-        return None, "no model request reported the version"
+        for rollout in sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl")):  # no request reached the model
+            with rollout.open(errors="replace") as f:
+                try:
+                    meta = json.loads(f.readline())
+                except ValueError:
+                    continue
+            version = (meta.get("payload") or {}).get("cli_version") if isinstance(meta, dict) else None
+            if isinstance(version, str) and version:
+                return version, "session rollout session_meta cli_version"
+        return None, "neither a model request nor the session's rollout reported the version"
 
 
 AGENT: Agent = Codex()  # mypy checks the module against the protocol
