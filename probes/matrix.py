@@ -59,10 +59,9 @@ def select_versions(agent: Agent, selector: str, prereleases: bool = False) -> l
         for v in (lo, hi):
             spec.parse_spec(f"{agent.name}@{v}", AGENTS)
         return [v for v in releases if spec.semver_key(lo) <= spec.semver_key(v) <= spec.semver_key(hi)]
+    own = getattr(agent, "translate_version", None)  # an agent with its own version scheme
     chosen = [v.strip() for v in selector.split(",") if v.strip()]
-    for v in chosen:
-        spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package, pub)
-    return chosen
+    return [spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package, pub, own) for v in chosen]
 
 
 def plan(agent_name: str, versions: str, recipe: str) -> list[Cell]:

@@ -60,7 +60,7 @@ def resolve(spec_text: str) -> tuple[Agent, str, str]:
     agent = AGENTS[s.agent]
     if s.version != "latest" and install.installed(agent, s.version):
         return agent, s.version, s.version
-    return agent, s.version, spec.resolve(s, agent.package)
+    return agent, s.version, spec.resolve(s, agent.package, translate=getattr(agent, "translate_version", None))
 
 
 def load_recipe(name: str, agent: Agent) -> ResolvedRecipe:

@@ -6,7 +6,7 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from .errors import HarnessError, InputError
@@ -115,11 +115,22 @@ def nearest(version: str, versions: list[str]) -> tuple[str | None, str | None]:
     return (max(below, key=semver_key) if below else None, min(above, key=semver_key) if above else None)
 
 
-def resolve(spec: Spec, package: str, pub: Published | None = None) -> str:
-    """The exact version to install: `latest` resolved, an exact one checked as published."""
+Translate = Callable[[str, "Published | None"], "str | None"]
+"""An agent's own version scheme -> its package's version (VS Code 1.139.1 -> code-server
+4.139.1), None where the version is the package's; with no registry list (None) it answers
+only what it knows offline."""
+
+
+def resolve(spec: Spec, package: str, pub: Published | None = None, translate: Translate | None = None) -> str:
+    """The exact version to install: `latest` resolved, an exact one checked as published, one
+    in the agent's own scheme translated (`translate`)."""
+    if translate and spec.version != "latest" and (known := translate(spec.version, None)):
+        return known
     pub = pub or published(package)
     if spec.version == "latest":
         return pub.latest
+    if translate and (found := translate(spec.version, pub)):
+        return found
     if spec.version in pub.versions:
         return spec.version
     near = [v for v in nearest(spec.version, pub.versions) if v]

@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from probes.evidence import load_evidence
+from probes.runner.vscode_session import BROWSERS
 
 from .conftest import need, probe_cmd
 
@@ -20,7 +21,7 @@ VSCODE = "vscode@4.139.1"  # code-server 4.139.1: VS Code 1.139.1, Copilot Chat 
 
 @pytest.fixture
 def run_vscode(real_tools, tmp_path):
-    need(shutil.which("chromium") is not None, "chromium not on PATH (Debian: apt-get install chromium)")
+    need(any(map(shutil.which, BROWSERS)), "no chromium on PATH (Debian: apt-get install chromium)")
 
     def run(recipe: str) -> dict:
         proc = probe_cmd("run", VSCODE, recipe, "--json", results=tmp_path / "results", timeout=1200)
@@ -52,3 +53,12 @@ def test_the_docker_backend_is_refused_in_one_line(real_tools):
     proc = probe_cmd("run", "--backend", "docker", VSCODE, "payload-pretool")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "runs with --backend local, not docker" in proc.stderr
+
+
+def test_a_vs_code_version_runs_the_code_server_release_that_bundles_it(run_vscode, tmp_path):
+    proc = probe_cmd("run", "vscode@1.139.1", "deny-json-pretool", "--json", results=tmp_path / "by-vscode", timeout=1200)
+    assert proc.returncode == 0, proc.stderr
+    ev = json.loads(proc.stdout)
+    assert (ev["requested_version"], ev["executed_version"]) == ("1.139.1", "4.139.1")
+    assert "VS Code 1.139.1" in ev["executed_version_source"] and not ev["version_mismatch"]
+    assert ev["outcome"] == "denied"

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import HarnessError
-from ..spec import npm
+from ..errors import HarnessError, InputError
+from ..spec import Published, is_prerelease, npm, semver_key
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import write_settings
 from .config import write_github_hooks
@@ -30,6 +30,13 @@ CHAT_UA_RE = re.compile(r"GitHubCopilotChat/(\d+\.\d+\.\d+\S*)")
 CS_LOG_RE = re.compile(r"code-server (\d+\.\d+\.\d+\S*)")
 SESSION_FILES = ("vscode_session.py", "vscode_driver.js")
 SETUP_TIMEOUT_S = 600
+# Which VS Code and Copilot Chat each code-server release bundles, as read from installs here
+# (lib/vscode/package.json, extensions/copilot/package.json): what resolves `vscode@1.N.P`
+# without an install. Installed releases are read too; the run reads the versions back.
+BUNDLES = {
+    "4.135.0": {"vscode": "1.135.0", "copilot_chat": "0.63.0"},
+    "4.139.1": {"vscode": "1.139.1", "copilot_chat": "0.67.0"},
+}
 # Hook events as VS Code's chat documents them (PascalCase, the Claude Code names).
 EVENTS = {
     "pre_tool": "PreToolUse",
@@ -48,6 +55,12 @@ def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> 
     return write_github_hooks(workspace, registrations, command="command", timeout="timeout", header={})
 
 
+def write_hooks_json_timeout_sec(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+    """The same file with the timeout spelled `timeoutSec`: VS Code's hooks page says `timeout`
+    in its table and `timeoutSec` in a usage example (seeds/002)."""
+    return write_github_hooks(workspace, registrations, command="command", timeout="timeoutSec", header={})
+
+
 def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=SETUP_TIMEOUT_S)
@@ -63,10 +76,14 @@ class VSCode:
     package = "code-server"
     dialect = "openai"  # a customendpoint chat model speaks chat completions
     events = EVENTS
-    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
+    config_locations: Mapping[str, ConfigWriter] = {
+        NATIVE: write_hooks_json,
+        "claude-settings": write_settings,
+        "timeout-sec": write_hooks_json_timeout_sec,
+    }
     extension: ExtensionSurface | None = None
     backends = frozenset({"local"})  # the docker image has no chromium, nor Node 24 for the postinstall
-    startup_s = 60.0  # added to a recipe's budget: code-server, chromium and the chat start first
+    startup_s = 120.0  # added to a recipe's budget: code-server, chromium and the chat start first (73 s seen at load 29)
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / "code-server" / "lib" / "vscode" / "extensions" / "copilot" / "package.json"
@@ -113,6 +130,30 @@ class VSCode:
             {"npm_config_dangerously_allow_all_scripts": "true", "npm_config_user_agent": f"npm/11 node/{version} linux x64"}
         )
         _run(["sh", "./postinstall.sh"], cs, env, "code-server's postinstall")
+
+    def translate_version(self, asked: str, pub: Published | None) -> str | None:
+        """A VS Code version (1.N.P) as the code-server release that bundles it; None for
+        anything else (a code-server version is used as it is). Known pairings first (BUNDLES,
+        then the installs in the cache), offline; otherwise, with the registry's list, the
+        newest served code-server 4.N.x not known to bundle another VS Code (code-server's
+        minor follows VS Code's); the run reads back which VS Code ran."""
+        if not asked.startswith("1."):
+            return None
+        known = {**BUNDLES, **installed_bundles()}
+        exact = [cs for cs, b in known.items() if b.get("vscode") == asked and (pub is None or cs in pub.versions)]
+        if exact:
+            return max(exact, key=semver_key)
+        if pub is None:
+            return None
+        minor = asked.split(".")[1]
+        same = [v for v in pub.versions if v.startswith(f"4.{minor}.") and not is_prerelease(v)]
+        fits = [v for v in same if known.get(v, {}).get("vscode", asked) == asked]
+        if not fits:
+            said = ", ".join(f"{v} (VS Code {known[v]['vscode']})" if v in known else v for v in same) or "none"
+            raise InputError(
+                f"vscode {asked}: no served code-server release bundles VS Code {asked}; code-server 4.{minor}.x served: {said}"
+            )
+        return max(fits, key=semver_key)
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         return self.events.get(canonical)
@@ -173,6 +214,13 @@ def bundled(prefix: Path) -> dict[str, str]:
         if path.exists():
             out[key] = str(json.loads(path.read_text()).get("version", ""))
     return out
+
+
+def installed_bundles() -> dict[str, dict[str, str]]:
+    """code-server version -> what it bundles, for every install in the cache."""
+    from ..install import installed_versions, prefix_for  # install imports the agents
+
+    return {v: b for v in installed_versions(AGENT) if (b := bundled(prefix_for(AGENT, v)))}
 
 
 AGENT: Agent = VSCode()  # mypy checks the module against the protocol

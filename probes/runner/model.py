@@ -70,9 +70,9 @@ Schema = dict[str, Any]  # a tool's input schema
 TOOL_NAMES = {
     "shell": ["bash", "Bash", "shell", "run_in_terminal", "powershell", "run_shell_command", "exec_command"],
     "create_file": ["create", "Write", "write_file", "create_file"],
-    "edit_file": ["edit", "Edit", "str_replace_editor", "apply_patch", "replace"],
+    "edit_file": ["edit", "Edit", "str_replace_editor", "apply_patch", "replace", "replace_string_in_file"],
     "view_file": ["view", "Read", "read_file"],
-    "subagent": ["task", "Task", "Agent", "agent"],
+    "subagent": ["task", "Task", "Agent", "agent", "runSubagent"],
 }
 
 AUX_TEXT = "ok"
@@ -114,12 +114,17 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         "instruction": "probe step",  # Gemini CLI's replace
         "path": path,
         "file_path": path,
+        "filePath": path,  # VS Code's file tools (camelCase)
         "file_text": step.get("content", "probe\n"),
         "content": step.get("content", "probe\n"),
         "old_str": step.get("old", "probe"),
         "old_string": step.get("old", "probe"),
         "new_str": step.get("new", "probed"),
         "new_string": step.get("new", "probed"),
+        "oldString": step.get("old", "probe"),
+        "newString": step.get("new", "probed"),
+        "startLine": 1,
+        "endLine": 50,
         "prompt": step.get("prompt", "Reply with the word done."),
         "subagent_type": "general-purpose",
         "agent_type": "general-purpose",

@@ -32,6 +32,7 @@ VENDOR = "customendpoint"
 MODEL_ID = "probe-model"
 DRIVER = "probe.vscode-driver-0.0.1"
 CHAT_EXTENSION = "github.copilot-chat"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")  # Debian's; Ubuntu's; GitHub's runners'
 
 SETTINGS = {
     "chat.allowAnonymousAccess": True,
@@ -152,7 +153,7 @@ def main(prefix: Path, prompt: str) -> int:
                 print(f"vscode-session: code-server did not start (see {logs / 'code-server.log'})", file=sys.stderr)
                 return 2
             time.sleep(POLL_S)
-        chromium = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
+        chromium = next(filter(None, map(shutil.which, BROWSERS)), BROWSERS[0])
         url = f"http://127.0.0.1:{port}/?folder={os.getcwd()}"
         argv = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
         argv += [f"--user-data-dir={root / 'chromium'}", "--no-first-run", "--no-default-browser-check", url]
