@@ -192,10 +192,12 @@ class VSCode:
         root = home / ".vscode-probe"
         log = root / "logs" / "code-server.log"
         cs = CS_LOG_RE.search(log.read_text(errors="replace")) if log.exists() else None
-        try:
-            ran = json.loads((root / "turn.json").read_text()).get("versions") or {}
-        except (OSError, ValueError):
-            ran = {}
+        ran: dict[str, str] = {}
+        for name in ("turn.json", "turn.json.started"):  # the second is there when a turn was cut short
+            try:
+                ran = ran or json.loads((root / name).read_text()).get("versions") or {}
+            except (OSError, ValueError):
+                pass
         ua = next((m.group(1) for r in requests if (m := CHAT_UA_RE.search(r.user_agent or ""))), None)
         said = (
             f"VS Code {ran.get('vscode', 'unknown')}, Copilot Chat {ran.get('chat', 'unknown')} "

@@ -140,8 +140,16 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
     return args
 
 
-def first_user_text(body: Body) -> str:
-    return next((_content_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"), "")
+def opening_user_text(body: Body) -> str:
+    """The user messages before the first answer: VS Code's subagent gets its task in a second
+    user message, after one of workspace context; a parent's later tool results never count."""
+    texts = []
+    for m in body.get("messages") or []:
+        if m.get("role") not in ("user", "system"):
+            break
+        if m.get("role") == "user":
+            texts.append(_content_text(m.get("content")))
+    return "\n".join(texts)
 
 
 def current_prompt(messages: list[dict[str, Any]], prompts: dict[str, list[ScriptStep]]) -> tuple[int, str | None]:
@@ -162,12 +170,12 @@ def plan_reply(
     prompts: dict[str, list[ScriptStep]] | None = None,
 ) -> Reply:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
-    A conversation whose first user message holds the subagent sentinel is a child: it plays
+    A conversation whose opening user messages hold the subagent sentinel is a child: it plays
     the subagent script."""
     schemas = tool_schemas(body)
     if not schemas:
         return {"text": AUX_TEXT, "aux": True}
-    if subagent and subagent[0] in first_user_text(body):
+    if subagent and subagent[0] in opening_user_text(body):
         reply = plan_reply(body, subagent[1])
         reply["subagent"] = True
         return reply

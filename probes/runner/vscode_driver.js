@@ -42,7 +42,8 @@ async function drive(cfg) {
     await sleep(100);
   }
   if (!models.length) throw new Error(`no ${cfg.vendor} language model listed`);
-  write(cfg.result + ".started", { models: models.map((m) => m.id), t: Date.now() });
+  // The versions too: a turn the budget cuts short never writes the result file.
+  write(cfg.result + ".started", { versions, models: models.map((m) => m.id), t: Date.now() });
   const result = await vscode.commands.executeCommand("workbench.action.chat.open", {
     query: cfg.query,
     mode: "agent",
