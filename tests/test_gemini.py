@@ -1,7 +1,9 @@
 """Gemini CLI, installed from npm by the harness, against the scripted model's Gemini API
-dialect: two fast probes in the default run (the catalog runs nightly with `probe matrix`)."""
+dialect: a few fast probes in the default run (the catalog runs nightly with `probe bump`)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -50,3 +52,26 @@ def test_a_node_too_old_for_it_is_named_at_install(real_tools, tmp_path):
     package.write_text('{"engines": {"node": ">=999"}}')
     with pytest.raises(HarnessError, match=r"gemini cannot start here: requires Node.js >=999, found \d+"):
         AGENT.prepare_install(tmp_path)
+
+
+def test_no_connection_beyond_loopback(real_tools, tmp_path):
+    """Gemini CLI, traced: every connection it made went to the scripted model on loopback."""
+    from . import test_safety as safety
+
+    safety.test_no_connection_beyond_loopback(GEMINI, real_tools, tmp_path)
+
+
+def test_canaries_in_hook_output_prompt_and_env_are_redacted(real_tools, tmp_path):
+    """Gemini CLI hands hooks every credential it has (FINDINGS): none of them is written."""
+    from . import test_safety as safety
+
+    recipes = safety.canary_recipes(tmp_path)
+    for name in ("canary-pretool", "canary-pretool-control"):
+        path = recipes / f"{name}.yaml"
+        path.write_text(path.read_text().replace('"agents": ["copilot", "claude"]', '"agents": ["gemini"]'))
+    env = safety.env_with_canaries(PROBE_RECIPES=str(recipes))
+    proc = safety.run_json(GEMINI, "canary-pretool", results=tmp_path / "results", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not safety.leaked([tmp_path / "results"], [proc.stdout, proc.stderr])
+    ev = json.loads(proc.stdout)
+    assert ev["invocations"] and all(i["env"]["GEMINI_API_KEY"] == "<redacted>" for i in ev["invocations"])
