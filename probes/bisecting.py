@@ -127,7 +127,7 @@ def candidates(agent: Agent, start: str, end: str, results: Path, prereleases: b
     """The published versions from `start` to `end` (both published, start below end; `latest`
     allowed), releases only unless `prereleases`; the registry's list is kept as the snapshot."""
     pub = spec.published(agent.package)
-    own = getattr(agent, "translate_version", None)  # an agent with its own version scheme
+    own = agent.translate_version
     lo = spec.resolve(spec.parse_spec(f"{agent.name}@{start}", AGENTS), agent.package, pub, own)
     hi = spec.resolve(spec.parse_spec(f"{agent.name}@{end}", AGENTS), agent.package, pub, own)
     if spec.semver_key(lo) >= spec.semver_key(hi):

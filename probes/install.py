@@ -75,8 +75,7 @@ def install(agent: Agent, version: str) -> Path:
         try:
             started = time.monotonic()
             staging.mkdir(parents=True)
-            install_env = getattr(agent, "install_env", None)  # an agent whose install needs its own tools
-            _npm_install(agent.package, version, staging, install_env(staging) if install_env else None)
+            _npm_install(agent.package, version, staging, agent.install_env(staging))
             npm_s = time.monotonic() - started
             agent.prepare_install(staging)
             dropped = slim.drop_foreign(staging, agent.binary_path(staging))

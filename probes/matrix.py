@@ -59,7 +59,7 @@ def select_versions(agent: Agent, selector: str, prereleases: bool = False) -> l
         for v in (lo, hi):
             spec.parse_spec(f"{agent.name}@{v}", AGENTS)
         return [v for v in releases if spec.semver_key(lo) <= spec.semver_key(v) <= spec.semver_key(hi)]
-    own = getattr(agent, "translate_version", None)  # an agent with its own version scheme
+    own = agent.translate_version
     chosen = [v.strip() for v in selector.split(",") if v.strip()]
     return [spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package, pub, own) for v in chosen]
 

@@ -182,7 +182,7 @@ def runner_plan(
         else agent.argv(prefix, recipe.prompt, recipe.permissive),
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
-        "budget_s": recipe.budget_s + getattr(agent, "startup_s", 0.0),  # an agent slow to start
+        "budget_s": recipe.budget_s + agent.startup_s,  # an agent slow to start
         "run_id": uuid.uuid4().hex,
         "script": script(recipe.turns),
         "subagent_script": script(recipe.subagent_turns),

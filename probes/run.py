@@ -60,7 +60,7 @@ def resolve(spec_text: str) -> tuple[Agent, str, str]:
     agent = AGENTS[s.agent]
     if s.version != "latest" and install.installed(agent, s.version):
         return agent, s.version, s.version
-    return agent, s.version, spec.resolve(s, agent.package, translate=getattr(agent, "translate_version", None))
+    return agent, s.version, spec.resolve(s, agent.package, translate=agent.translate_version)
 
 
 def load_recipe(name: str, agent: Agent) -> ResolvedRecipe:
@@ -185,7 +185,7 @@ def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) ->
     if recipe.mode not in backend.modes:
         able = ", ".join(b.name for b in BACKENDS.values() if recipe.mode in b.modes)
         raise InputError(f"recipe {recipe.name!r} is {recipe.mode}: it runs with --backend {able}")
-    only = getattr(agent, "backends", None)  # an agent that runs with some backends only
+    only = agent.backends  # an agent that runs with some backends only
     if only is not None and backend.name not in only:
         raise InputError(f"{agent.name} runs with --backend {', '.join(sorted(only))}, not {backend.name}")
     prefix = backend.prepare(agent, version)

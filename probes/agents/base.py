@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 if TYPE_CHECKING:
     from ..evidence import Invocation, ModelRequest
     from ..runner.contract import Markers
+    from ..spec import Published
 
 NATIVE = "native"  # the config location every agent has: its own hook config
 
@@ -57,8 +58,12 @@ class ExtensionSurface:
 
 
 class Agent(Protocol):
+    """Each agent class subclasses this, so the members with a default need no code in it."""
+
     name: str  # as in AGENT@VERSION and recipes' `agents:`
     package: str  # the npm package
+    startup_s: float = 0.0  # added to every recipe's budget (an agent slow to start)
+    backends: frozenset[str] | None = None  # the backends it runs with (None: all)
     # Where command hooks can be written: NATIVE (its own config), and other CLIs' config
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]
@@ -98,3 +103,13 @@ class Agent(Protocol):
     ) -> tuple[str | None, str]:
         """The version that actually ran, read back from the run, and where it was read."""
         ...
+
+    def install_env(self, staging: Path) -> dict[str, str] | None:
+        """npm's environment for installing it (its own Node, say); None: npm's own."""
+        return None
+
+    def translate_version(self, asked: str, pub: Published | None) -> str | None:
+        """A version in the agent's own scheme as its package's version (VS Code 1.139.1 is
+        code-server 4.139.1); None where the version is the package's. With no registry list
+        (None) it answers only what it knows offline."""
+        return None

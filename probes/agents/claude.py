@@ -37,7 +37,7 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
     return [path]
 
 
-class Claude:
+class Claude(Agent):
     name = "claude"
     package = "@anthropic-ai/claude-code"
     dialect = "anthropic"

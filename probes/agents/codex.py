@@ -79,7 +79,7 @@ def _version(prefix: Path) -> tuple[int, ...]:
     return tuple(int(p) for p in parts.groups()) if parts else (999,)
 
 
-class Codex:
+class Codex(Agent):
     name = "codex"
     package = "@openai/codex"
     dialect = "responses"

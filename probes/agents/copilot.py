@@ -25,7 +25,7 @@ def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> 
     return write_github_hooks(workspace, registrations, command="bash", timeout="timeoutSec", header={"version": 1})
 
 
-class Copilot:
+class Copilot(Agent):
     name = "copilot"
     package = "@github/copilot"
     dialect = "openai"  # chat completions; COPILOT_PROVIDER_TYPE=anthropic switches

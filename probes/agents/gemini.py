@@ -50,7 +50,7 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
     return [path]
 
 
-class Gemini:
+class Gemini(Agent):
     name = "gemini"
     package = "@google/gemini-cli"
     dialect = "gemini"

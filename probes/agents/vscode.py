@@ -71,7 +71,7 @@ def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
         raise HarnessError(f"vscode install: {what} failed ({said[-1][:200] if said else f'exit {proc.returncode}'})")
 
 
-class VSCode:
+class VSCode(Agent):
     name = "vscode"
     package = "code-server"
     dialect = "openai"  # a customendpoint chat model speaks chat completions
