@@ -159,7 +159,7 @@ def test_picks_split_evenly():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["bisect", "gemini", "hang-pretool", "--from", "1.0.1", "--to", "1.0.2"], "unknown agent 'gemini'"),
+        (["bisect", "cursor", "hang-pretool", "--from", "1.0.1", "--to", "1.0.2"], "unknown agent 'cursor'"),
         (["bisect", "copilt", "hang-pretool", "--from", "1.0.1", "--to", "1.0.2"], "Perhaps you meant copilot?"),
         (["bisect", "copilot", "hang-pretol", "--from", "1.0.1", "--to", "1.0.2"], "Perhaps you meant hang-pretool"),
         (["bisect", "copilot", "hang-pretool", "--from", "1.0", "--to", "1.0.2"], "--from '1.0': expected an exact version"),
