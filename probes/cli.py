@@ -355,6 +355,18 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return command(args)
 
 
+def cmd_recorder(args: argparse.Namespace) -> int:
+    from .recording import cmd_recorder as command
+
+    return command(args)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .recording import cmd_import as command
+
+    return command(args)
+
+
 # ---------------------------------------------------------------- the parser
 
 
@@ -377,6 +389,8 @@ def parser() -> argparse.ArgumentParser:
             "schema": cmd_schema,
             "versions": cmd_versions,
             "cache": cmd_cache,
+            "recorder": cmd_recorder,
+            "import": cmd_import,
         }
     )
 

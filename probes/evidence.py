@@ -104,6 +104,7 @@ class Invocation(Record):
     surface: str = "command"  # or "extension": a handler call in the SDK extension's process
     extension_result: str | None = None  # extension: returned, threw, exited; null: never answered
     error: str | None = None  # extension: the error a handler threw
+    env_names: list[str] | None = None  # recorded by a person (recording.py): the names only; env holds no other value
 
 
 class ModelRequest(Record):
@@ -208,6 +209,7 @@ class Evidence(Record):
     transcript: Transcript = None  # interactive: each step, when, how it ended, the screen after
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
     harness: HarnessTimes | None = None  # the probe's phases (absent in records made before they were timed)
+    provenance: str | None = None  # "recorded-by-person": imported from a recorder's log (docs/recorder.md); null: driven
 
     def to_json(self) -> str:
         """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""

@@ -290,6 +290,28 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     add_dry_run(ca)
     add_json(ca, "list: print the versions as JSON")
     ca.set_defaults(func=commands["cache"])
+
+    rec = sub.add_parser(
+        "recorder",
+        help="a hook config and a stdlib script logging every hook event on a person's own machine",
+        description="Write into DIR (new or empty) the agent's hook config registering a recorder script for "
+        "every event, the script, and README.txt: copy them into a workspace, use the agent, bring the log back "
+        "to `probe import` (docs/recorder.md).",
+    )
+    rec.add_argument("agent")
+    rec.add_argument("dir", metavar="DIR")
+    rec.add_argument("--python", default="python3", help="the interpreter's command in the hooks (default: python3; Windows: py)")
+    rec.set_defaults(func=commands["recorder"])
+
+    im = sub.add_parser(
+        "import",
+        help="a recorder's log as evidence (provenance recorded-by-person), apart from driven runs",
+        description="Read DIR/.probe-recorder/log.jsonl (or DIR/log.jsonl), check it whole, and write evidence "
+        "under RESULTS/<agent>/_recorded/<version>/ (docs/recorder.md).",
+    )
+    im.add_argument("dir", metavar="DIR")
+    add_results(im)
+    im.set_defaults(func=commands["import"])
     return p
 
 
