@@ -109,7 +109,7 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
     return found
 
 
-PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|PWD)\}?")
+PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD)\}?")
 
 
 def scripts_named(command: str) -> list[str]:
@@ -148,7 +148,7 @@ def check_folder(folder: Path) -> None:
 
 
 def canonical_of(agent: Agent, native: str) -> str | None:
-    for casing in ("native", "pascal"):
+    for casing in ("native", "pascal", "camel"):
         for c in CANONICAL_EVENTS:
             if agent.native_event(c, casing) == native:
                 return c
@@ -166,6 +166,7 @@ class Configured:
     matcher: str | None
     timeout_s: float | None
     command: str
+    matchers: str = "full"  # how the agent reads its matcher (HookSource.matchers)
 
 
 def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
@@ -173,7 +174,8 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
     for c in configs:
         for e in c.entries:
             key = f"{len(out)}-{re.sub(r'[^A-Za-z0-9_]', '_', e.native)[:40]}"
-            out.append(Configured(key, e.source, e.native, canonical_of(agent, e.native), e.matcher, e.timeout_s, e.command))
+            canonical = canonical_of(agent, e.native)
+            out.append(Configured(key, e.source, e.native, canonical, e.matcher, e.timeout_s, e.command, c.source.matchers))
     return out
 
 
@@ -378,6 +380,9 @@ def run_session(
             key = next((k for k, e in sidecar.items() if inv.argv[-1:] == [k]), None)
             if key:
                 records.setdefault(key, []).append(inv.model_dump(mode="json"))
+        # The tool names hooks were told (Codex tells its hooks Bash for the model's exec_command).
+        told = {inv.payload.get("tool_name") for inv in collected.invocations if isinstance(inv.payload, dict)}
+        used = sorted(set(used) | {t for t in told if isinstance(t, str) and t})
         probed = Probed(
             agent, requested, version, recipe, backend.name, ran, plan, collected, "checked", {}, secrets, run.home, None
         )
@@ -465,12 +470,15 @@ def broken_why(inv: dict[str, Any]) -> str | None:
     return None
 
 
-def matcher_matches(matcher: str | None, tools: Sequence[str]) -> bool:
-    if matcher in (None, "", "*"):
+def matcher_matches(matcher: str | None, tools: Sequence[str], matchers: str = "full") -> bool:
+    """Whether a matcher matches one of the tools: as a regular expression matching the whole
+    name, or any part of it (Gemini CLI), or always where the agent does not read matchers (VS Code)."""
+    if matcher in (None, "", "*") or matchers == "ignored":
         return True
     assert matcher is not None
+    find = re.search if matchers == "search" else re.fullmatch
     try:
-        return any(re.fullmatch(matcher, t) for t in tools)
+        return any(find(matcher, t) for t in tools)
     except re.error:
         return matcher in tools
 
@@ -488,7 +496,7 @@ def settle(report: HookReport, verdict: str, reason: str, treated: str | None = 
 def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Session) -> HookReport:
     invs = hooked.records.get(h.key, [])
     tool_event = h.canonical in ("pre_tool", "post_tool", "post_tool_failure", "permission_request")
-    expected = h.canonical in scenario.events and (not tool_event or matcher_matches(h.matcher, hooked.tools_used))
+    expected = h.canonical in scenario.events and (not tool_event or matcher_matches(h.matcher, hooked.tools_used, h.matchers))
     report: HookReport = {
         "source": h.source,
         "event": h.native,
@@ -578,6 +586,18 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
 def scenario_name_ok(scenario: Scenario) -> None:
     if not NAME_RE.fullmatch(scenario.name):
         raise InputError(f"scenario name {scenario.name!r}: lower-case words joined by '-' (it names the evidence file)")
+
+
+def scenario_fits(agent: Agent, scenario: Scenario) -> None:
+    """A scenario whose steps need a tool the agent's sessions do not have is refused."""
+    if agent.tool_kinds is None:
+        return
+    missing = sorted({s.tool for s in scenario.turns if s.tool} - agent.tool_kinds)
+    if missing:
+        raise InputError(
+            f"scenario {scenario.name} needs a {' and a '.join(missing)} tool, which {agent.name} has not here "
+            f"(its scenarios can use: {', '.join(sorted(agent.tool_kinds))})"
+        )
 
 
 def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], list[Configured]]:
@@ -742,6 +762,7 @@ def cmd_check(args: Any) -> int:
     agent, configs, hooks = prepare(s.agent, Path(args.hooks))
     scenario = load(args.scenario)
     scenario_name_ok(scenario)
+    scenario_fits(agent, scenario)
     chosen = versions_of(agent, s.version, args.versions)  # an unpublished version: before anything is written
     results = Path(args.results)
     check_writable(results)

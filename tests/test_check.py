@@ -21,12 +21,13 @@ from probes.agents import AGENTS
 from probes.agents.config import user_entries
 from probes.errors import InputError
 
-from .conftest import CLAUDE, COPILOT, probe_cmd
+from .conftest import CLAUDE, CODEX, COPILOT, probe_cmd
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "hooks"
 SHIM = ROOT / "probes" / "runner" / "shim.py"
 COPILOT_SRC, CLAUDE_SRC = AGENTS["copilot"].hook_sources[0], AGENTS["claude"].hook_sources[0]  # type: ignore[attr-defined]
+GEMINI = "gemini@0.61.0"
 
 
 def write(root: Path, files: dict[str, str | dict], mode: int = 0o755) -> Path:
@@ -72,14 +73,39 @@ def test_a_config_the_agent_cannot_read_is_one_line_naming_the_file(data, says):
         user_entries(COPILOT_SRC, data, "cfg.json")
 
 
-def test_the_example_folder_is_found_for_both_agents():
+def test_the_example_folder_is_found_for_every_agent():
     for agent, sources in (
         ("copilot", {".github/hooks/policy.json", ".claude/settings.json"}),
         ("claude", {".claude/settings.json"}),
+        ("gemini", {".gemini/settings.json"}),
+        ("codex", {".codex/hooks.json"}),
+        ("vscode", {".github/hooks/policy.json", ".claude/settings.json"}),  # Copilot's preToolUse read too
     ):
         _, configs, hooks = check.prepare(agent, EXAMPLE)
         assert {c.label for c in configs} == sources
         assert all(h.canonical == "pre_tool" for h in hooks)
+
+
+def test_gemini_timeouts_are_milliseconds_and_its_switches_are_not_events():
+    [src] = AGENTS["gemini"].hook_sources  # type: ignore[attr-defined]
+    data = {"hooks": {"enabled": True, "BeforeTool": [{"matcher": "shell", "hooks": [{"command": "x", "timeout": 1500}]}]}}
+    [e] = user_entries(src, data, "settings.json")
+    assert (e.native, e.timeout_s, e.matcher) == ("BeforeTool", 1.5, "shell")
+    assert check.matcher_matches("shell", ["run_shell_command"], src.matchers)  # unanchored on Gemini
+
+
+def test_vscode_reads_flat_entries_and_claude_groups_in_one_github_file():
+    src = AGENTS["vscode"].hook_sources[0]  # type: ignore[attr-defined]
+    data = {"hooks": {"PreToolUse": [{"type": "command", "command": "a"}, {"matcher": "x", "hooks": [{"command": "b"}]}]}}
+    assert [(e.command, e.matcher) for e in user_entries(src, data, "h.json")] == [("a", None), ("b", "x")]
+
+
+@pytest.mark.parametrize("scenario", ["write-file", "subagent"])
+def test_a_scenario_an_agent_cannot_play_is_refused_in_one_line(tmp_path, scenario):
+    proc = probe_cmd("check", CODEX, "--hooks", str(EXAMPLE), "--scenario", scenario, results=tmp_path / "out")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert f"scenario {scenario} needs a" in proc.stderr and "codex" in proc.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_scripts_named_by_a_command():
@@ -228,6 +254,53 @@ def test_copilot_deny_policy_is_effective_and_the_logger_is_recorded(real_tools,
     ev = load_evidence(Path(report["evidence"]))
     assert ev["surface"] == "user-hooks" and ev["invocation_count"] == 2
     assert "rm probe-victim.txt" in ev["observations"]["workspace_changes"][".audit/log.jsonl"]  # the logger's own record
+
+
+DENY_GEMINI = '#!/usr/bin/env bash\nif grep -q "rm "; then echo \'{"decision": "deny", "reason": "no rm"}\'; fi\n'
+DENY_CODEX = (
+    '#!/usr/bin/env bash\nif grep -q "rm "; then echo \'{"hookSpecificOutput": '
+    '{"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no rm"}}\'; fi\n'
+)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "spec, files, tool",
+    [
+        (
+            GEMINI,
+            {
+                ".gemini/settings.json": {
+                    "hooks": {
+                        "BeforeTool": [
+                            {
+                                "matcher": "run_shell_command",
+                                "hooks": [{"command": '"$GEMINI_PROJECT_DIR"/.gemini/deny.sh', "timeout": 10000}],
+                            }
+                        ]
+                    }
+                },
+                ".gemini/deny.sh": DENY_GEMINI,
+            },
+            "run_shell_command",
+        ),
+        (
+            CODEX,
+            {
+                ".codex/hooks.json": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": ".codex/deny.sh"}]}]}},
+                ".codex/deny.sh": DENY_CODEX,
+            },
+            "exec_command",
+        ),
+    ],
+    ids=["gemini", "codex"],
+)
+def test_deny_policy_is_effective_and_the_file_survives(real_tools, tmp_path, spec, files, tool):
+    code, report = checked(tmp_path, spec, files, "--scenario", "shell-destructive", "--strict")
+    assert code == 0 and report["version"] == spec.split("@")[1]
+    assert report["steps"] == [{"kind": "shell", "tool": tool, "ran": False, "control_ran": True}]
+    [deny] = report["hooks"]
+    assert (deny["verdict"], deny["decision"], deny["expected"]) == ("effective", "deny", True), deny
 
 
 @pytest.mark.real

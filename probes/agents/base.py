@@ -64,6 +64,9 @@ class Agent(Protocol):
     package: str  # the npm package
     startup_s: float = 0.0  # added to every recipe's budget (an agent slow to start)
     backends: frozenset[str] | None = None  # the backends it runs with (None: all)
+    # The tool kinds (runner/model.py TOOL_NAMES) the scripted model can call on it (None: all);
+    # `probe check` refuses a scenario that needs another.
+    tool_kinds: frozenset[str] | None = None
     # Where command hooks can be written: NATIVE (its own config), and other CLIs' config
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import HarnessError
 from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .config import native_hooks, write_json
+from .config import HookSource, native_hooks, write_json
 from .events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
@@ -50,6 +50,12 @@ CODEX_EVENTS = (
     "permission_request",
 )
 BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai/codex#21768)
+
+
+# A repository's own hooks as Codex reads them (probe check): .codex/hooks.json in Claude Code's
+# shape, a timeout in whole seconds. Codex runs them only in a trusted project once each is
+# trusted by hash; the check, like every probe, passes --dangerously-bypass-hook-trust.
+HOOK_SOURCES = (HookSource(".codex/hooks.json", "claude", ("command",), "timeout"),)
 
 
 def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
@@ -85,6 +91,10 @@ class Codex(Agent):
     dialect = "responses"
     events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS}
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks}
+    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's own hooks
+    # The scripted model's tools here: exec_command only (0.171.0 offers no file tool, and
+    # spawn_agent is not one the scripted model drives).
+    tool_kinds = frozenset({"shell"})
     extension: ExtensionSurface | None = None
 
     def binary_path(self, prefix: Path) -> Path:

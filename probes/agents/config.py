@@ -48,19 +48,25 @@ def write_github_hooks(
 
 # ---------------------------------------------------------------- a repository's own hooks (probe check)
 
-Layout = Literal["github", "claude"]
+Layout = Literal["github", "claude", "either"]
+Matchers = Literal["full", "search", "ignored"]
 
 
 @dataclass(frozen=True)
 class HookSource:
     """Where an agent reads a repository's own hook config, and the shape of its entries:
     `github` is .github/hooks/*.json ({"hooks": {EVENT: [{"type": "command", KEY: ...}]}}),
-    `claude` is .claude/settings.json ({"hooks": {EVENT: [{"matcher", "hooks": [...]}]}})."""
+    `claude` is .claude/settings.json ({"hooks": {EVENT: [{"matcher", "hooks": [...]}]}}),
+    `either` takes each item in the one shape or the other (a list of hooks under `hooks`
+    makes it a group)."""
 
     pattern: str  # a glob relative to the repository root
     layout: Layout
     command_keys: tuple[str, ...]  # the entry keys holding a command for this OS, first found wins
     timeout_key: str
+    timeout_unit_s: float = 1.0  # the timeout's unit in seconds (Gemini's are milliseconds)
+    matchers: Matchers = "full"  # a matcher is a regular expression matching the whole tool name, any part of it, or is not read
+    not_events: tuple[str, ...] = ()  # keys under `hooks` that are settings, not events
 
 
 @dataclass
@@ -89,8 +95,8 @@ def read_config(path: Path, label: str) -> Any:
         raise InputError(f"{label}: cannot read ({e.strerror})") from None
 
 
-def _timeout(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _timeout(value: Any, unit_s: float) -> float | None:
+    return float(value) * unit_s if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
@@ -103,12 +109,14 @@ def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
         raise InputError(f"{label}: `hooks` must be an object of event -> list of hooks")
     out: list[UserEntry] = []
     for event, items in hooks.items():
+        if event in source.not_events:
+            continue
         if not isinstance(items, list):
             raise InputError(f"{label}: hooks.{event} must be a list")
         for n, item in enumerate(items):
             if not isinstance(item, dict):
                 raise InputError(f"{label}: hooks.{event}[{n}] must be an object")
-            if source.layout == "github":
+            if source.layout == "github" or (source.layout == "either" and not isinstance(item.get("hooks"), list)):
                 groups: list[tuple[str | None, dict[str, Any]]] = [(item.get("matcher"), item)]
             else:
                 inner = item.get("hooks")
@@ -126,7 +134,7 @@ def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
                         source=label,
                         native=event,
                         matcher=matcher if isinstance(matcher, str) else None,
-                        timeout_s=_timeout(entry.get(source.timeout_key)),
+                        timeout_s=_timeout(entry.get(source.timeout_key), source.timeout_unit_s),
                         command=entry[key],
                         holder=entry,
                         command_key=key,

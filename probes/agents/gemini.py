@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import HarnessError
 from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .config import native_hooks, write_json
+from .config import HookSource, native_hooks, write_json
 
 if TYPE_CHECKING:
     from ..evidence import Invocation, ModelRequest
@@ -50,6 +50,23 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
     return [path]
 
 
+# A repository's own hooks as Gemini CLI reads them (probe check): the project's settings, each
+# event a list of {matcher, hooks: [...]}, a timeout in milliseconds, matchers regular
+# expressions found anywhere in the tool name (unanchored, measured on 0.45.2 and 0.61.0).
+# Older releases kept the hooks' switches under `hooks` (since moved to `hooksConfig`).
+HOOK_SOURCES = (
+    HookSource(
+        ".gemini/settings.json",
+        "claude",
+        ("command",),
+        "timeout",
+        timeout_unit_s=0.001,
+        matchers="search",
+        not_events=("enabled", "disabled", "notifications"),
+    ),
+)
+
+
 class Gemini(Agent):
     name = "gemini"
     package = "@google/gemini-cli"
@@ -68,6 +85,8 @@ class Gemini(Agent):
         "tool_selection": "BeforeToolSelection",
     }
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
+    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's own hooks
+    tool_kinds = frozenset({"shell", "create_file", "edit_file", "view_file"})  # no subagent tool the scripted model knows
     extension: ExtensionSurface | None = None
     model = "probe-model"  # named on the command line: no model-routing request first
     startup_s = 20.0  # to its first model request: 8 s at load 10 on 2 cores, 19 s at load 30

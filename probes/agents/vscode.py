@@ -20,7 +20,7 @@ from ..errors import HarnessError, InputError
 from ..spec import Published, is_prerelease, npm, semver_key
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import write_settings
-from .config import write_github_hooks
+from .config import HookSource, write_github_hooks
 
 if TYPE_CHECKING:
     from ..evidence import Invocation, ModelRequest
@@ -48,6 +48,17 @@ EVENTS = {
     "subagent_stop": "SubagentStop",
     "pre_compact": "PreCompact",
 }
+
+
+# A repository's own hooks as VS Code's chat reads them (probe check): .github/hooks/*.json, each
+# entry flat ({"type": "command", "command": ...}; Copilot CLI's `bash` read too) or a Claude
+# Code group ({matcher, hooks: [...]}), and .claude/settings.json (measured:
+# claude-settings-pretool). Matchers are parsed and ignored (measured on 4.135.0 and 4.139.1):
+# a hook on an event fires for every tool.
+HOOK_SOURCES = (
+    HookSource(".github/hooks/*.json", "either", ("linux", "command", "bash"), "timeout", matchers="ignored"),
+    HookSource(".claude/settings.json", "claude", ("command",), "timeout", matchers="ignored"),
+)
 
 
 def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
@@ -81,6 +92,7 @@ class VSCode(Agent):
         "claude-settings": write_settings,
         "timeout-sec": write_hooks_json_timeout_sec,
     }
+    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's own hooks
     extension: ExtensionSurface | None = None
     backends = frozenset({"local"})  # the docker image has no chromium, nor Node 24 for the postinstall
     startup_s = 120.0  # added to a recipe's budget: code-server, chromium and the chat start first (73 s seen at load 29)
@@ -156,7 +168,9 @@ class VSCode(Agent):
         return max(fits, key=semver_key)
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
-        return self.events.get(canonical)
+        """`casing: camel` is Copilot CLI's spelling (preToolUse), which VS Code also reads."""
+        native = self.events.get(canonical)
+        return native[:1].lower() + native[1:] if native and casing == "camel" else native
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
         bin_dir = home / ".vscode-probe" / "bin"
