@@ -380,8 +380,9 @@ def run_session(
             key = next((k for k, e in sidecar.items() if inv.argv[-1:] == [k]), None)
             if key:
                 records.setdefault(key, []).append(inv.model_dump(mode="json"))
-        # The tool names hooks were told (Codex tells its hooks Bash for the model's exec_command).
+        # The tool names hooks were told, or would be (Codex tells its hooks Bash for exec_command).
         told = {inv.payload.get("tool_name") for inv in collected.invocations if isinstance(inv.payload, dict)}
+        told |= {agent.hook_tool_names[t] for t in used if t in agent.hook_tool_names}
         used = sorted(set(used) | {t for t in told if isinstance(t, str) and t})
         probed = Probed(
             agent, requested, version, recipe, backend.name, ran, plan, collected, "checked", {}, secrets, run.home, None

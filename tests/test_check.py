@@ -89,6 +89,9 @@ def test_the_example_folder_is_found_for_every_agent():
 def test_gemini_timeouts_are_milliseconds_and_its_switches_are_not_events():
     [src] = AGENTS["gemini"].hook_sources  # type: ignore[attr-defined]
     data = {"hooks": {"enabled": True, "BeforeTool": [{"matcher": "shell", "hooks": [{"command": "x", "timeout": 1500}]}]}}
+    with pytest.raises(InputError, match='^settings.json: hooks.BeforeTool.0. has a hook without "type"'):
+        user_entries(src, data, "settings.json")  # Gemini CLI discards it
+    data["hooks"]["BeforeTool"][0]["hooks"][0]["type"] = "command"
     [e] = user_entries(src, data, "settings.json")
     assert (e.native, e.timeout_s, e.matcher) == ("BeforeTool", 1.5, "shell")
     assert check.matcher_matches("shell", ["run_shell_command"], src.matchers)  # unanchored on Gemini
@@ -275,7 +278,9 @@ DENY_CODEX = (
                         "BeforeTool": [
                             {
                                 "matcher": "run_shell_command",
-                                "hooks": [{"command": '"$GEMINI_PROJECT_DIR"/.gemini/deny.sh', "timeout": 10000}],
+                                "hooks": [
+                                    {"type": "command", "command": '"$GEMINI_PROJECT_DIR"/.gemini/deny.sh', "timeout": 10000}
+                                ],
                             }
                         ]
                     }
@@ -287,7 +292,9 @@ DENY_CODEX = (
         (
             CODEX,
             {
-                ".codex/hooks.json": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"command": ".codex/deny.sh"}]}]}},
+                ".codex/hooks.json": {
+                    "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ".codex/deny.sh"}]}]}
+                },
                 ".codex/deny.sh": DENY_CODEX,
             },
             "exec_command",

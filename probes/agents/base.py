@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ class Agent(Protocol):
     # The tool kinds (runner/model.py TOOL_NAMES) the scripted model can call on it (None: all);
     # `probe check` refuses a scenario that needs another.
     tool_kinds: frozenset[str] | None = None
+    # The name a hook is told for a tool the model calls by another (Codex: exec_command is Bash).
+    hook_tool_names: Mapping[str, str] = MappingProxyType({})
     # Where command hooks can be written: NATIVE (its own config), and other CLIs' config
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]

@@ -55,7 +55,9 @@ BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai
 # A repository's own hooks as Codex reads them (probe check): .codex/hooks.json in Claude Code's
 # shape, a timeout in whole seconds. Codex runs them only in a trusted project once each is
 # trusted by hash; the check, like every probe, passes --dangerously-bypass-hook-trust.
-HOOK_SOURCES = (HookSource(".codex/hooks.json", "claude", ("command",), "timeout"),)
+# A hook without "type" makes the whole file unread (0.171.0: "failed to parse hooks config:
+# missing field `type`", a warning on stderr; no hook runs).
+HOOK_SOURCES = (HookSource(".codex/hooks.json", "claude", ("command",), "timeout", type_required=True),)
 
 
 def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
@@ -95,6 +97,7 @@ class Codex(Agent):
     # The scripted model's tools here: exec_command only (0.171.0 offers no file tool, and
     # spawn_agent is not one the scripted model drives).
     tool_kinds = frozenset({"shell"})
+    hook_tool_names: Mapping[str, str] = {"exec_command": "Bash"}  # its hooks' tool_name (measured on 0.171.0)
     extension: ExtensionSurface | None = None
 
     def binary_path(self, prefix: Path) -> Path:

@@ -67,6 +67,7 @@ class HookSource:
     timeout_unit_s: float = 1.0  # the timeout's unit in seconds (Gemini's are milliseconds)
     matchers: Matchers = "full"  # a matcher is a regular expression matching the whole tool name, any part of it, or is not read
     not_events: tuple[str, ...] = ()  # keys under `hooks` that are settings, not events
+    type_required: bool = False  # an entry without "type" is not read (else it is a command)
 
 
 @dataclass
@@ -124,6 +125,10 @@ def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
                     raise InputError(f"{label}: hooks.{event}[{n}].hooks must be a list of objects")
                 groups = [(item.get("matcher"), h) for h in inner]
             for matcher, entry in groups:
+                if source.type_required and "type" not in entry:
+                    raise InputError(
+                        f'{label}: hooks.{event}[{n}] has a hook without "type": "command", which this agent does not read'
+                    )
                 if entry.get("type", "command") != "command":
                     continue
                 key = next((k for k in source.command_keys if isinstance(entry.get(k), str)), None)

@@ -54,6 +54,7 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
 # event a list of {matcher, hooks: [...]}, a timeout in milliseconds, matchers regular
 # expressions found anywhere in the tool name (unanchored, measured on 0.45.2 and 0.61.0).
 # Older releases kept the hooks' switches under `hooks` (since moved to `hooksConfig`).
+# A hook without "type" is discarded (0.61.0 says so on stderr).
 HOOK_SOURCES = (
     HookSource(
         ".gemini/settings.json",
@@ -63,6 +64,7 @@ HOOK_SOURCES = (
         timeout_unit_s=0.001,
         matchers="search",
         not_events=("enabled", "disabled", "notifications"),
+        type_required=True,  # 0.61.0: "Invalid hook BeforeTool from project type: undefined", discarded
     ),
 )
 
