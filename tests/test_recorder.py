@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -149,3 +150,23 @@ def test_import_refuses_an_unknown_agent_and_a_missing_log(workspace, tmp_path, 
     assert main(["import", str(workspace), "--results", str(tmp_path / "r")]) == 2
     assert "names agent 'nosuch'" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_a_stdin_never_closed_is_waited_for_5_s_then_recorded(workspace):
+    started = time.monotonic()
+    with subprocess.Popen(
+        [sys.executable, str(workspace / FOLDER / "record.py"), "vscode", "Stop"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=workspace,
+    ) as proc:
+        proc.stdin.write(b'{"hook_event_name": "Stop"')  # no end of input
+        proc.stdin.flush()
+        assert proc.wait(timeout=30) == 0
+        took = time.monotonic() - started
+        assert proc.stdout.read() == proc.stderr.read() == b""  # no shutdown abort with the reader still waiting
+        proc.stdin.close()
+    assert 4.5 < took < 15
+    line = json.loads((workspace / FOLDER / LOG).read_text())
+    assert line["stdin_eof"] is False and line["stdin_raw"] == '{"hook_event_name": "Stop"' and line["payload"] is None

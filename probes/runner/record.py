@@ -33,16 +33,28 @@ def now() -> str:
 
 
 def read_stdin() -> tuple[bytes, bool]:
-    """stdin's bytes (at most STDIN_MAX + 1), and whether end of input was seen in time."""
-    got: list[bytes] = []
+    """stdin's bytes (at most STDIN_MAX + 1; what came in time), and whether end of input was
+    seen within STDIN_WAIT_S."""
+    chunks: list[bytes] = []
+    done: list[bool] = []
 
-    def read() -> None:
-        got.append(sys.stdin.buffer.read(STDIN_MAX + 1))
+    def read() -> None:  # os.read, not sys.stdin: a thread left blocked holds no lock shutdown needs
+        size = 0
+        try:
+            while size <= STDIN_MAX:
+                chunk = os.read(0, STDIN_MAX + 1 - size)
+                if not chunk:
+                    done.append(True)  # end of input seen
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        except OSError:
+            pass
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     reader.join(STDIN_WAIT_S)
-    return (got[0] if got else b""), bool(got)
+    return b"".join(list(chunks)), bool(done)
 
 
 def package_version(path: str) -> str | None:
@@ -139,4 +151,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-    sys.exit(0)
+    os._exit(0)  # at once, even with the stdin reader still waiting; nothing is buffered
