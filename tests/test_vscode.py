@@ -62,3 +62,35 @@ def test_a_vs_code_version_runs_the_code_server_release_that_bundles_it(run_vsco
     assert (ev["requested_version"], ev["executed_version"]) == ("1.139.1", "4.139.1")
     assert "VS Code 1.139.1" in ev["executed_version_source"] and not ev["version_mismatch"]
     assert ev["outcome"] == "denied"
+
+
+def test_probe_check_a_deny_policy_is_effective(real_tools, tmp_path):
+    """probe check on VS Code: a flat .github/hooks entry answering in VS Code's deny shape."""
+    need(any(map(shutil.which, BROWSERS)), "no chromium on PATH (Debian: apt-get install chromium)")
+    deny = (
+        '#!/usr/bin/env bash\nif grep -q "rm "; then echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+        '"permissionDecision": "deny", "permissionDecisionReason": "no rm"}}\'; fi\n'
+    )
+    folder = tmp_path / "repo"
+    (folder / ".github" / "hooks").mkdir(parents=True)
+    config = {"hooks": {"PreToolUse": [{"type": "command", "command": ".github/hooks/deny.sh", "timeout": 10}]}}
+    (folder / ".github" / "hooks" / "hooks.json").write_text(json.dumps(config))
+    (folder / ".github" / "hooks" / "deny.sh").write_text(deny)
+    (folder / ".github" / "hooks" / "deny.sh").chmod(0o755)
+    proc = probe_cmd(
+        "check",
+        VSCODE,
+        "--hooks",
+        str(folder),
+        "--scenario",
+        "shell-destructive",
+        "--json",
+        "--strict",
+        results=tmp_path / "out",
+        timeout=1200,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["steps"] == [{"kind": "shell", "tool": "run_in_terminal", "ran": False, "control_ran": True}]
+    [hook] = report["hooks"]
+    assert (hook["verdict"], hook["decision"]) == ("effective", "deny"), hook
