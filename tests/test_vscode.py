@@ -94,3 +94,34 @@ def test_probe_check_a_deny_policy_is_effective(real_tools, tmp_path):
     assert report["steps"] == [{"kind": "shell", "tool": "run_in_terminal", "ran": False, "control_ran": True}]
     [hook] = report["hooks"]
     assert (hook["verdict"], hook["decision"]) == ("effective", "deny"), hook
+
+
+def test_the_recorder_s_config_is_read_and_answers_nothing_and_its_log_imports(real_tools, tmp_path):
+    """`probe recorder` in a driven VS Code (through `probe check`): every hook the shell scenario
+    fires is passive, and the log it left (captured, cut at a bound: whole lines only) imports
+    with the VS Code and Chat versions read from the install's package.json."""
+    need(any(map(shutil.which, BROWSERS)), "no chromium on PATH (Debian: apt-get install chromium)")
+    rec = tmp_path / "rec"
+    assert probe_cmd("recorder", "vscode", str(rec)).returncode == 0
+    proc = probe_cmd("check", VSCODE, "--hooks", str(rec), results=tmp_path / "out", timeout=1200)
+    assert proc.returncode == 0, proc.stderr
+    ev = load_evidence(tmp_path / "out" / "vscode" / "4.139.1" / "check-shell.json")
+    fired = {h["event"]: h["verdict"] for h in ev["observations"]["hooks"] if h["fired"]}
+    assert {"SessionStart", "UserPromptSubmit", "PreToolUse"} <= set(fired)
+    assert set(fired.values()) == {"passive"}
+    captured = ev["observations"]["workspace_changes"][".probe-recorder/log.jsonl"]
+    whole = []
+    for line in captured.splitlines():
+        try:
+            json.loads(line)
+        except ValueError:
+            break
+        whole.append(line)
+    assert whole
+    (tmp_path / "back").mkdir()
+    (tmp_path / "back" / "log.jsonl").write_text("".join(f"{line}\n" for line in whole))
+    proc = probe_cmd("import", str(tmp_path / "back"), results=tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    record = load_evidence(tmp_path / "results" / "vscode" / "_recorded" / "1.139.1" / proc.stdout.split("/")[-1].strip())
+    assert record["provenance"] == "recorded-by-person" and record["observations"]["event_order"][0] == "SessionStart"
+    assert "Copilot Chat 0.67.0" in record["executed_version_source"]
