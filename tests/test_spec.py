@@ -29,7 +29,7 @@ def test_parse(text, agent, version):
         ("copilot@1.0.92; rm -rf /", "malformed spec"),
         ("copilot@$(id)", "malformed spec"),
         ("Copilot@1.0.92", "malformed spec"),
-        ("gemini@1.0.0", "unknown agent 'gemini'"),
+        ("cursor@1.0.0", "unknown agent 'cursor'"),
     ],
 )
 def test_bad_specs_are_input_errors(text, message):
