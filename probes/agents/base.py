@@ -5,6 +5,7 @@ declared as data (`extension`, `config_locations`), never probed for."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,3 +120,12 @@ class Agent(Protocol):
         code-server 4.139.1); None where the version is the package's. With no registry list
         (None) it answers only what it knows offline."""
         return None
+
+
+def version_from_user_agent(requests: Sequence[ModelRequest], pattern: re.Pattern[str]) -> str | None:
+    """The version the first model request's User-Agent names (`pattern`'s first group)."""
+    for req in requests:
+        m = pattern.search(req.user_agent or "")
+        if m:
+            return m.group(1)
+    return None

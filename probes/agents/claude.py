@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
 from .config import HookSource, native_hooks, write_json
 from .events import PASCAL_EVENTS
 
@@ -106,10 +106,8 @@ class Claude(Agent):
     def executed_version(
         self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
     ) -> tuple[str | None, str]:
-        for req in requests:
-            m = UA_RE.search(req.user_agent or "")
-            if m:
-                return m.group(1), "model request User-Agent"
+        if version := version_from_user_agent(requests, UA_RE):
+            return version, "model request User-Agent"
         for inv in invocations:
             m = AI_AGENT_RE.search(inv.env.get("AI_AGENT", ""))
             if m:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HarnessError
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
 from .config import HookSource, native_hooks, write_json
 from .events import PASCAL_EVENTS
 
@@ -178,10 +178,8 @@ class Codex(Agent):
     def executed_version(
         self, invocations: Sequence[Invocation], requests: Sequence[ModelRequest], home: Path
     ) -> tuple[str | None, str]:
-        for req in requests:
-            m = UA_RE.search(req.user_agent or "")
-            if m:
-                return m.group(1), "model request User-Agent"
+        if version := version_from_user_agent(requests, UA_RE):
+            return version, "model request User-Agent"
         for rollout in sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl")):  # no request reached the model
             with rollout.open(errors="replace") as f:
                 try:

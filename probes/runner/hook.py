@@ -105,19 +105,11 @@ def leave_grandchild(mode: str) -> int:
     return child.pid
 
 
-def main() -> int:
-    global record, record_path, ignore_sigterm
-    main_at = time.time()
-    started = min(process_start(), main_at)
-    key = sys.argv[1] if len(sys.argv) > 1 else ""
-    with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
-        config: HookConfig = json.load(f)
-    entry = config["hooks"].get(key)
-    behavior: HookBehavior = (entry["behavior"] or {}) if entry else {}
-    record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
-    record = {
+def new_record(key: str, event: str, started: float, main_at: float) -> HookRecord:
+    """What an invocation received, before anything happens: a killed hook still leaves it."""
+    return {
         "key": key,
-        "event": entry["event"] if entry else key,
+        "event": event,
         "argv": sys.argv,
         "cwd": os.getcwd(),
         "env": dict(os.environ),
@@ -135,6 +127,19 @@ def main() -> int:
         "exit_code": None,
         "killed_by_signal": None,
     }
+
+
+def main() -> int:
+    global record, record_path, ignore_sigterm
+    main_at = time.time()
+    started = min(process_start(), main_at)
+    key = sys.argv[1] if len(sys.argv) > 1 else ""
+    with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
+        config: HookConfig = json.load(f)
+    entry = config["hooks"].get(key)
+    behavior: HookBehavior = (entry["behavior"] or {}) if entry else {}
+    record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
+    record = new_record(key, entry["event"] if entry else key, started, main_at)
     ignore_sigterm = bool(behavior.get("ignore_sigterm"))
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
     from .contract import HookRecord, ShimConfig
 if TYPE_CHECKING or __package__:
-    from .hook import process_start, read_stdin
+    from .hook import new_record, process_start, read_stdin
 else:  # run as a script beside hook.py
-    from hook import process_start, read_stdin
+    from hook import new_record, process_start, read_stdin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUTPUT_KEPT = 1 << 20  # bytes of the command's stdout and stderr kept in the record (all are passed on)
@@ -77,26 +77,7 @@ def main() -> int:
         config: ShimConfig = json.load(f)
     entry = config["hooks"][key]
     record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
-    record = {
-        "key": key,
-        "event": entry["event"],
-        "argv": sys.argv,
-        "cwd": os.getcwd(),
-        "env": dict(os.environ),
-        "pid": os.getpid(),
-        "ppid": os.getppid(),
-        "pgid": os.getpgid(0),
-        "started_at": started,
-        "main_at": main_at,
-        "ended_at": None,
-        "stdin_raw": None,
-        "stdin_eof": None,
-        "payload": None,
-        "output": None,
-        "stderr": None,
-        "exit_code": None,
-        "killed_by_signal": None,
-    }
+    record = new_record(key, entry["event"], started, main_at)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
     save()
