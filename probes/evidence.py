@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
-from pydantic import BaseModel, ConfigDict, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from .errors import HarnessError
 from .store import check_writable as check_writable  # where results are written: store.py
@@ -104,7 +104,9 @@ class Invocation(Record):
     surface: str = "command"  # or "extension": a handler call in the SDK extension's process
     extension_result: str | None = None  # extension: returned, threw, exited; null: never answered
     error: str | None = None  # extension: the error a handler threw
-    env_names: list[str] | None = None  # recorded by a person (recording.py): the names only; env holds no other value
+    # recorded by a person (recording.py): the names only; env holds no other value. Left out
+    # of a driven record, so records made before it existed are stored byte for byte as they were.
+    env_names: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelRequest(Record):
@@ -209,7 +211,8 @@ class Evidence(Record):
     transcript: Transcript = None  # interactive: each step, when, how it ended, the screen after
     repeats: dict[str, Any] | None = None  # with --repeat N: {"runs": N, "outcomes": {label: count}}
     harness: HarnessTimes | None = None  # the probe's phases (absent in records made before they were timed)
-    provenance: str | None = None  # "recorded-by-person": imported from a recorder's log (docs/recorder.md); null: driven
+    # "recorded-by-person": imported from a recorder's log (docs/recorder.md); absent: driven
+    provenance: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def to_json(self) -> str:
         """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import os
-import signal
+import subprocess
+import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -201,18 +202,39 @@ def test_a_real_matrix_runs_each_cell_to_its_committed_label(real_tools, tmp_pat
         assert Path(c.evidence or "").is_file()
 
 
-def _die_on_one(i: int) -> int:
+KILLED_WORKER = """
+import os, signal, threading
+from concurrent.futures import ProcessPoolExecutor
+from probes import schedule
+from tests.test_matrix import Gauge
+
+def die_on_one(i):
     if i == 1:
         os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a person would
     return i
 
-
-def test_a_worker_killed_from_outside_fails_its_cells_not_the_matrix():
+if __name__ == "__main__":
     p = schedule.Policy(floor=1, cap=1, settle_s=0.0)
     with ProcessPoolExecutor(max_workers=1) as pool:
-        got = list(
-            schedule.schedule(
-                pool, _die_on_one, [0, 1, 2], p, Gauge(1.0, threading.Event(), 0), tick_s=0.001, failed=lambda i, e: -i
-            )
-        )
-    assert got[0] == 0 and sorted(got[1:]) == [-2, -1]  # the dead worker's cell, and the one the broken pool could not take
+        gauge = Gauge(1.0, threading.Event(), 0)
+        got = schedule.schedule(pool, die_on_one, [0, 1, 2], p, gauge, tick_s=0.001, failed=lambda i, e: -i)
+        print(sorted(got))
+"""
+
+
+def test_a_worker_killed_from_outside_fails_its_cells_not_the_matrix(tmp_path):
+    """In a process of its own: a pool whose worker is SIGKILLed must not take the test run's
+    own worker with it, whatever signal handlers earlier tests left there."""
+    script = tmp_path / "killed_worker.py"
+    script.write_text(KILLED_WORKER)
+    root = Path(__file__).parent.parent
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[-2, -1, 0]"  # the dead worker's cell, and the one the broken pool could not take
