@@ -16,16 +16,20 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from . import rundirs
 from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
-from .agents.config import HookSource, UserEntry, read_config, user_entries, write_json
+from .agents.config import HookSource, UserEntry, user_entries, write_json
 from .catalog import NAME_RE
+from .collect import edited
 from .errors import InputError
+from .limits import HOOK_CONFIG_MAX_BYTES, HOOK_CONFIGS_MAX, HOOKS_MAX, HOOKS_PER_CONFIG_MAX, JSON_MAX_DEPTH
+from .runner import untrusted
 from .scenarios import Scenario
 
 SHELL = "bash"  # both CLIs document a hook's command as a bash command
@@ -94,19 +98,56 @@ def sources_of(agent: Agent) -> tuple[HookSource, ...]:
 
 def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
     """Every hook config file the agent reads in `folder`, parsed; one line naming the file
-    when one cannot be read, or when there is none."""
+    when one cannot be read, or when there is none. Bounded: HOOK_CONFIGS_MAX files, each a
+    regular file (not a link, FIFO or device) of at most HOOK_CONFIG_MAX_BYTES, JSON no deeper
+    than JSON_MAX_DEPTH, HOOKS_PER_CONFIG_MAX command hooks in one and HOOKS_MAX in all."""
     if not folder.is_dir():
         raise InputError(f"--hooks {folder}: not a directory")
     found: list[ConfigFile] = []
     for source in sources_of(agent):
         for path in sorted(folder.glob(source.pattern)):
             label = str(path.relative_to(folder))
-            data = read_config(path, label)
-            found.append(ConfigFile(source, path, label, data, user_entries(source, data, label)))
-    if not any(c.entries for c in found):
+            if len(found) >= HOOK_CONFIGS_MAX:
+                raise InputError(f"--hooks {folder}: more than {HOOK_CONFIGS_MAX} hook config files; point it at the hooks only")
+            data = load_config(path, label)
+            entries = user_entries(source, data, label)
+            if len(entries) > HOOKS_PER_CONFIG_MAX:
+                raise InputError(f"{label}: {len(entries)} command hooks, over the limit of {HOOKS_PER_CONFIG_MAX} in one file")
+            found.append(ConfigFile(source, path, label, data, entries))
+    total = sum(len(c.entries) for c in found)
+    if total > HOOKS_MAX:
+        raise InputError(f"--hooks {folder}: {total} command hooks in all, over the limit of {HOOKS_MAX}")
+    if not total:
         where = " or ".join(s.pattern for s in sources_of(agent))
         raise InputError(f"--hooks {folder}: no command hook for {agent.name} (looked in {where})")
     return found
+
+
+def load_config(path: Path, label: str) -> Any:
+    """A config file's JSON, bounded (probes/limits.py), or one line naming the file."""
+    from .limits import BadFile, decode, json_depth, nul_at, read_bounded
+
+    try:
+        label.encode("utf-8")
+        text = decode(read_bounded(path, HOOK_CONFIG_MAX_BYTES, follow=False))
+    except UnicodeEncodeError:
+        raise InputError(f"{label!r}: a file name that is not UTF-8") from None
+    except BadFile as e:
+        raise InputError(f"{label}: {e}") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{label}: nested deeper than {JSON_MAX_DEPTH}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{label}:{e.lineno}: not valid JSON ({e.msg})") from None
+    except ValueError as e:  # an integer too long to convert
+        raise InputError(f"{label}: not valid JSON ({str(e).splitlines()[0]})") from None
+    if json_depth(data) > JSON_MAX_DEPTH:
+        raise InputError(f"{label}: nested deeper than {JSON_MAX_DEPTH}")
+    nul = nul_at(data)
+    if nul is not None:
+        raise InputError(f"{label}: {'.'.join(map(str, nul))}: contains a NUL character")
+    return data
 
 
 PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD)\}?")
@@ -126,25 +167,66 @@ def check_scripts(folder: Path, configs: Sequence[ConfigFile]) -> None:
     for c in configs:
         for e in c.entries:
             for rel in scripts_named(e.command):
+                if os.path.normpath(rel).split(os.sep)[0] == "..":
+                    raise InputError(f"{c.label}: {e.native} hook runs {rel}, outside {folder}: the check copies the folder only")
                 if not (folder / rel).exists():
                     raise InputError(f"{c.label}: {e.native} hook runs {rel}, which is not in {folder}")
 
 
-def check_folder(folder: Path) -> None:
-    files = total = 0
-    for _root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for n in names:
-            files += 1
+KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
+
+
+def folder_entries(folder: Path) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative path, lstat) of everything in the user's folder but .git, parents first,
+    never following a link nor opening anything. One line, naming the entry, for what the
+    check will not copy: a FIFO (opening it would hang), a socket or a device; a symbolic
+    link that is absolute or leads outside the folder (its target is not the user's to
+    copy; one inside is copied as a link); a directory that cannot be read."""
+    root = os.path.realpath(folder)
+    todo = [""]
+    while todo:
+        rel_dir = todo.pop()
+        try:
+            with os.scandir(os.path.join(folder, rel_dir)) as it:
+                names = sorted(e.name for e in it)
+        except OSError as e:
+            raise InputError(f"--hooks {folder}: cannot read {rel_dir or '.'} ({e.strerror})") from None
+        for name in names:
+            if name == ".git":  # anywhere: a submodule's too
+                continue
+            rel = os.path.join(rel_dir, name)
+            path = os.path.join(folder, rel)
             try:
-                total += os.lstat(os.path.join(_root, n)).st_size
-            except OSError:
-                pass
-    if files > FOLDER_MAX_FILES or total > FOLDER_MAX_BYTES:
-        raise InputError(
-            f"--hooks {folder}: {files} files, {total} bytes: too big to copy into every session "
-            f"(at most {FOLDER_MAX_FILES} files, {FOLDER_MAX_BYTES} bytes); point it at the hooks only"
-        )
+                st = os.lstat(path)
+            except OSError as e:
+                raise InputError(f"--hooks {folder}: cannot read {rel} ({e.strerror})") from None
+            kind = stat.S_IFMT(st.st_mode)
+            if kind in KINDS:
+                raise InputError(f"--hooks {folder}: {rel} is {KINDS[kind]}: the check copies only files, directories and links")
+            if kind == stat.S_IFLNK:
+                target = os.readlink(path)
+                real = os.path.realpath(path)
+                if os.path.isabs(target) or os.path.commonpath([root, real]) != root:
+                    raise InputError(
+                        f"--hooks {folder}: {rel} is a link to {target}, outside the folder: the check copies the folder, "
+                        "not what a link points to; copy the file in"
+                    )
+            elif kind == stat.S_IFDIR:
+                todo.append(rel)
+            yield rel, st
+
+
+def check_folder(folder: Path) -> None:
+    """What copy_folder will copy is there to copy (folder_entries), and not too much of it."""
+    files = total = 0
+    for _rel, st in folder_entries(folder):
+        files += not stat.S_ISDIR(st.st_mode)
+        total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+        if files > FOLDER_MAX_FILES or total > FOLDER_MAX_BYTES:
+            raise InputError(
+                f"--hooks {folder}: over {FOLDER_MAX_FILES} files or {FOLDER_MAX_BYTES} bytes: too big to copy into "
+                "every session; point it at the hooks only"
+            )
 
 
 def canonical_of(agent: Agent, native: str) -> str | None:
@@ -197,7 +279,36 @@ class Session:
 
 
 def copy_folder(folder: Path, workspace: Path) -> None:
-    shutil.copytree(folder, workspace, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+    """The user's folder into the workspace, but .git: directories, regular files (mode and
+    times kept) and links (as links), each checked again as it is copied (folder_entries),
+    a file opened without following a link or blocking, read no further than its size was;
+    each directory's mode set last (as shutil.copytree does; its owner may always write)."""
+    dirs: list[tuple[str, int]] = []
+    rel = "."
+    try:
+        os.makedirs(workspace, exist_ok=True)
+        for rel, st in folder_entries(folder):
+            src, dst = os.path.join(folder, rel), os.path.join(workspace, rel)
+            if stat.S_ISDIR(st.st_mode):
+                os.makedirs(dst, exist_ok=True)
+                dirs.append((dst, stat.S_IMODE(st.st_mode) | stat.S_IRWXU))  # the harness writes configs in it
+            elif stat.S_ISLNK(st.st_mode):
+                os.symlink(os.readlink(src), dst)
+            else:
+                fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+                with os.fdopen(fd, "rb") as f, open(dst, "wb") as out:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        raise InputError(f"--hooks {folder}: {rel} is no longer a regular file")
+                    left = st.st_size
+                    while left > 0 and (chunk := f.read(min(left, 1 << 20))):
+                        out.write(chunk)
+                        left -= len(chunk)
+                os.chmod(dst, stat.S_IMODE(st.st_mode))
+                os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+        for dst, mode in reversed(dirs):
+            os.chmod(dst, mode)
+    except OSError as e:
+        raise InputError(f"--hooks {folder}: cannot copy {rel} ({e.strerror})") from None
 
 
 NEUTRAL = "cat >/dev/null"  # a hook left out of an isolating session: reads its input, answers nothing
@@ -217,31 +328,28 @@ def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequenc
         write_json(workspace / c.label, data)
 
 
-def workspace_files(root: Path) -> dict[str, tuple[int, int]]:
-    out = {}
-    for dirpath, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in names:
-            p = Path(dirpath) / name
-            try:
-                st = p.lstat()
-            except OSError:
-                continue
-            out[str(p.relative_to(root))] = (st.st_size, st.st_mtime_ns)
-    return out
+def workspace_files(root: Path) -> dict[str, untrusted.Entry]:
+    """Everything in the workspace but .git, described without following or opening it."""
+    return untrusted.walk(root)
 
 
-def changed_files(root: Path, before: dict[str, tuple[int, int]]) -> dict[str, str]:
-    """Files the session created or changed (an audit log, a rewritten file), their heads."""
+def changed_files(root: Path, before: Mapping[str, untrusted.Entry]) -> dict[str, str]:
+    """Files the session created or changed (an audit log, a rewritten file), their heads;
+    a link, FIFO or device it left is said, never followed or opened."""
     out = {}
-    for rel, stamp in sorted(workspace_files(root).items()):
-        if before.get(rel) != stamp:
-            try:
-                with open(root / rel, "rb") as f:
-                    out[rel] = f.read(CHANGE_KEPT).decode("utf-8", "replace")
-            except OSError:
-                out[rel] = ""
-    for rel in sorted(set(before) - set(workspace_files(root))):
+    now = workspace_files(root)
+    for rel, entry in sorted(now.items()):
+        was = before.get(rel)
+        if was and (was.kind, was.size, was.mtime_ns, was.target) == (entry.kind, entry.size, entry.mtime_ns, entry.target):
+            continue
+        if entry.kind != "file":
+            out[rel] = f"({entry.describe()})"
+            continue
+        try:
+            out[rel] = untrusted.text(root, rel, CHANGE_KEPT, "head")
+        except untrusted.Refused as e:
+            out[rel] = f"({str(e).removeprefix(rel + ': ')})"
+    for rel in sorted(set(before) - set(now)):
         out[rel] = "(removed)"
     return out
 
@@ -262,20 +370,20 @@ def steps_of(scenario: Scenario, cwd: Path, log: Sequence[dict[str, Any]]) -> tu
         path = marker_path(step, i)
         ran: bool | None = None
         if step.tool == "shell" and step.command is None and path:
-            ran = (cwd / path).exists()
+            ran = untrusted.exists(cwd, path)
         elif step.tool == "shell" and step.command:
             words = step.command.split()
             if len(words) == 2 and words[0] == "rm" and words[1] in scenario.files:
-                ran = not (cwd / words[1]).exists()
+                ran = not untrusted.exists(cwd, words[1])
         elif step.tool == "create_file" and path:
-            ran = (cwd / path).exists()
+            ran = untrusted.exists(cwd, path)
         elif step.tool == "edit_file" and path:
-            ran = (cwd / path).exists() and "edited" in (cwd / path).read_text(errors="replace")
+            ran = edited(cwd, path)
         elif step.tool == "view_file" and path in scenario.files:
             token = scenario.files[path].split()[0] if scenario.files[path].split() else ""
             ran = bool(token) and any(token in t for t in texts)
         elif step.tool == "subagent":
-            ran = (cwd / "probe-subagent.txt").exists()
+            ran = untrusted.exists(cwd, "probe-subagent.txt")
         if name is None and any(r.get("missing_tool") == step.tool for r in replies):
             ran = False
         out.append({"kind": step.tool, "tool": name, "ran": ran, "control_ran": None})
@@ -333,11 +441,13 @@ def run_session(
     )
     with rundirs.run_directory() as tmp:
         run = RunDirs(tmp)
+        run.cap()  # before the runner's namespaces are made: they see the caps
         for f in (*RUNNER_FILES, "shim.py"):
             shutil.copy(Path(__file__).parent / "runner" / f, run.bin / f)
         launch = backend.launch(run.root)
         try:
             prefix = backend.prepare(agent, version)
+            run.resize(scenario.disk_mb)
             workspace(run)
             copy_folder(folder, run.workspace)
             if keep is None:  # the control: the same files, no hook config
@@ -607,9 +717,11 @@ def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], lis
 
     agent = get(agent_name)
     folder = folder.resolve()
+    if not folder.is_dir():
+        raise InputError(f"--hooks {folder}: not a directory")
+    check_folder(folder)  # first: nothing in it is opened before it is known to be a file
     configs = discover(agent, folder)
     check_scripts(folder, configs)
-    check_folder(folder)
     return agent, configs, configured(agent, configs)
 
 
@@ -624,8 +736,9 @@ def check_version(
     results: Path,
     backend: str = "local",
 ) -> Report:
-    from .evidence import evidence_path, save_evidence
+    from .evidence import evidence_path
 
+    writes: list[tuple[Path, Any]] = []  # (path, Evidence): checked together, then written
     control = run_session(agent, requested, version, scenario, folder, configs, hooks, None, backend)
     hooked = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key for h in hooks}, backend)
     against(hooked, control)
@@ -666,7 +779,7 @@ def check_version(
                 "observations": {"steps": alone.steps, "hook": again, "workspace_changes": alone.changes},
             }
         )
-        save_evidence(evidence_path(results, aev), aev)
+        writes.append((evidence_path(results, aev), aev))
     observations = {"steps": hooked.steps, "hooks": verdicts, "workspace_changes": hooked.changes}
     outcome = "pass" if all(ok(v) for v in verdicts) else "fail"
     ev = hooked.evidence.model_copy(update={"outcome": outcome, "observations": observations})
@@ -674,8 +787,7 @@ def check_version(
         update={"outcome": "control", "observations": {"steps": control.steps, "workspace_changes": control.changes}}
     )
     path, cpath = evidence_path(results, ev), evidence_path(results, cev)
-    save_evidence(cpath, cev)
-    save_evidence(path, ev)
+    save_checked([*writes, (cpath, cev), (path, ev)])
     return {
         "agent": agent.name,
         "version": ev.executed_version,
@@ -686,6 +798,31 @@ def check_version(
         "evidence": str(path),
         "control_evidence": str(cpath),
     }
+
+
+def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
+    """A version's records, each stored as save_evidence stores it, once all of them are
+    known to be readable (limits.evidence_problem: the size every reader accepts, above all):
+    else one line, and none of them written."""
+    from .evidence import write_atomic
+    from .limits import evidence_problem
+    from .store import compact, dumps, put_blob
+
+    stored = []
+    for path, ev in writes:
+        record, blobs = compact(ev.model_dump(mode="json"))
+        text = dumps(record)
+        problem = evidence_problem(path, text, blobs)
+        if problem:
+            raise InputError(
+                f"the evidence {path.name} of {ev.agent} {ev.executed_version or ev.requested_version} would be unreadable: "
+                f"{problem}; check fewer hooks, or hooks that print less (nothing written for this version)"
+            )
+        stored.append((path, text, blobs))
+    for path, text, blobs in stored:
+        for digest, data in blobs.items():
+            put_blob(path.parent, digest, data, write_atomic)
+        write_atomic(path, text)
 
 
 def named(h: HookReport) -> str:

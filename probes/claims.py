@@ -140,10 +140,12 @@ def judge(
     outcome: str,
     observations: Mapping[str, object],
     run: Run | None = None,
+    spoiled: str | None = None,
 ) -> list[dict[str, object]]:
     """Each claim of the recipe for this agent, as the recipe states it (unset fields left
     out), with its `verdict`, the `reason`, whether it `applies` to this version, and
-    `agrees` (true, false, or null when untested)."""
+    `agrees` (true, false, or null when untested). A run the session `spoiled` (the
+    record's error) decides nothing."""
     out = []
     for c in claims:
         if c.agent != agent:
@@ -152,6 +154,8 @@ def judge(
         applicable = bool(version) and applies(c, agent, version or "")
         if not version:
             verdict, reason = "untested", "the executed version is not known"
+        elif spoiled:  # the session filled its disk or made its records unreadable
+            verdict, reason = "untested", f"the session spoiled its own run ({spoiled.split(':')[0]})"
         elif not applicable:
             verdict, reason = "untested", f"the claim names {agent} {versions_named(c)}; this run is {version}"
         elif why := unmet(c.needs, run):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -19,9 +20,10 @@ from .errors import HarnessError
 from .evidence import CliRun, Collected, Invocation, ModelRequest
 from .normalise import known_values, normalise
 from .plan import Hooks, RunDirs, marker_path
-from .provenance import from_checkout
+from .provenance import checked
 from .recipes import ResolvedRecipe
 from .redact import known_secrets, redact, redact_env, secret_name
+from .runner import untrusted
 from .runner.contract import HookRecord, ModelLogEntry, Plan, Result
 
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
@@ -47,18 +49,16 @@ def sample(items: list[T], keep: tuple[int, int] = SAMPLE) -> list[T]:
     return items if len(items) <= head + tail_ else items[:head] + items[-tail_:]
 
 
-def session_file(path: Path, limit: int) -> bytes:
-    """A file the session left, or one line naming it."""
-    try:
-        return limits.read_bounded(path, limit, follow=False)
-    except limits.BadFile as e:
-        raise HarnessError(f"the run left {path.name} unreadable ({e}): the session misbehaved; no evidence written") from None
-
-
 def read_jsonl(path: Path) -> list[Any]:
-    if not path.exists():
+    """The runner's model log (in the run directory, which only the harness writes): read
+    as any file of the run is, never through a link, bounded."""
+    if not untrusted.exists(path.parent, path.name):
         return []
-    return [json.loads(line) for line in limits.decode(session_file(path, SESSION_FILE_MAX)).splitlines() if line.strip()]
+    try:
+        data = untrusted.read(path.parent, path.name, SESSION_FILE_MAX)
+        return [json.loads(line) for line in limits.decode(data).splitlines() if line.strip()]
+    except (untrusted.Refused, limits.BadFile, ValueError) as e:
+        raise HarnessError(f"the run left {path.name} unreadable ({e}): no evidence written") from None
 
 
 def relative(path: str, root: Path) -> str:
@@ -128,17 +128,25 @@ def invocation(rec: HookRecord, canonical: str, run: RunDirs, result: Result) ->
     )
 
 
-def collect_invocations(run: RunDirs, hooks: Hooks, result: Result) -> list[Invocation]:
-    """Every hook record, in the order the hooks started."""
-    out = []
-    for path in sorted(run.records.glob("*.json"), key=lambda p: int(p.name.split("-")[0])):
+RECORD_NAME = re.compile(r"\d{1,24}-\d{1,10}\.json")  # hook.py's and the shim's: <start ns>-<pid>.json
+
+
+def collect_invocations(run: RunDirs, hooks: Hooks, result: Result) -> tuple[list[Invocation], list[str]]:
+    """Every hook record, in the order the hooks started; and what could not be read as one
+    (the records directory is the session's: a hook may have put a FIFO, a link or junk
+    there), each in a few words. A bad record costs that record, never the run's evidence."""
+    out, unreadable = [], []
+    names = [n for n in untrusted.names(run.root, "records") if RECORD_NAME.fullmatch(n)]
+    for name in sorted(names, key=lambda n: int(n.split("-")[0])):
         try:
-            rec = cast("HookRecord", limits.parse_json(session_file(path, RECORD_MAX)))  # written by hook.py
+            rec = cast("HookRecord", limits.parse_json(untrusted.read(run.root, f"records/{name}", RECORD_MAX)))
             entry = hooks.sidecar.get(rec["key"])
             out.append(invocation(rec, entry["canonical"] if entry else rec["event"], run, result))
-        except limits.BadFile as e:
-            raise HarnessError(f"hook record {path.name}: {e}") from None
-    return out
+        except (untrusted.Refused, limits.BadFile) as e:
+            unreadable.append(str(e) if str(e).startswith("records/") else f"records/{name}: {e}")
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # JSON, but not hook.py's record
+            unreadable.append(f"records/{name}: not a hook record ({type(e).__name__}: {str(e)[:80]})")
+    return out, unreadable
 
 
 def collect_side_effects(recipe: ResolvedRecipe, cwd: Path, t0: float) -> list[dict[str, Any]]:
@@ -152,10 +160,21 @@ def collect_side_effects(recipe: ResolvedRecipe, cwd: Path, t0: float) -> list[d
     wanted += [(None, "watched", rel) for rel in recipe.watch_files]
     out = []
     for step, kind, rel in wanted:
-        p = cwd / (rel or "")
-        if rel and p.exists() and (kind != "edit_file" or "edited" in p.read_text(errors="replace")):
-            out.append({"step": step, "kind": kind, "path": rel, "offset_s": round(p.stat().st_mtime_ns / 1e9 - t0, 3)})
+        found = untrusted.lstat(cwd, rel) if rel else None
+        if rel and found and (kind != "edit_file" or edited(cwd, rel)):
+            out.append({"step": step, "kind": kind, "path": rel, "offset_s": round(found.mtime_ns / 1e9 - t0, 3)})
     return out
+
+
+EDITED_READ = 64 * 1024  # an edit step's file: the scripted edit writes "edited" near its start
+
+
+def edited(cwd: Path, rel: str) -> bool:
+    """Whether the file an edit step edited holds its edit (read bounded, never followed)."""
+    try:
+        return "edited" in untrusted.text(cwd, rel, EDITED_READ, "head")
+    except untrusted.Refused:
+        return False
 
 
 def model_request(r: ModelLogEntry, t0: float, phrases: Sequence[str]) -> ModelRequest:
@@ -194,11 +213,11 @@ def collect_requests(path: Path, t0: float, phrases: Sequence[str]) -> list[Mode
 
 
 def tail(path: Path) -> str:
-    if not path.exists():
+    """The end of the CLI's output (it may be any size, or not a file at all)."""
+    try:
+        return untrusted.text(path.parent, path.name, 4 * TEXT_LIMIT, "tail")[-TEXT_LIMIT:]
+    except untrusted.Refused:
         return ""
-    with open(path, "rb") as f:  # only the tail: the CLI's output may be any size
-        f.seek(max(0, path.stat().st_size - 4 * TEXT_LIMIT))
-        return f.read().decode(errors="replace")[-TEXT_LIMIT:]
 
 
 def cli_run(plan: Plan, result: Result) -> CliRun:
@@ -259,7 +278,7 @@ def collect(
         }
         for r in hooks.registrations
     ]
-    invocations = collect_invocations(run, hooks, result)
+    invocations, unreadable = collect_invocations(run, hooks, result)
     requests = collect_requests(Path(plan["model_log"]), t0, [t for h in registered for t in hook_texts(h)])
     tty = result.get("tty")
     session = Collected(
@@ -273,9 +292,34 @@ def collect(
         model_request_count=len(requests),
         side_effects=collect_side_effects(recipe, Path(plan["cwd"]), t0),
         transcript=cast("list[dict[str, Any]]", tty["steps"]) if tty else None,
+        error=session_error(result, unreadable),
     )
     secrets = known_secrets(os.environ, plan["env"], *(i.env for i in invocations))
     # Classify what will be written: committed evidence then classifies again the same.
     stable = {str(run.root): "$RUN", str(prefix): "$INSTALL"}
     known = known_values(str(run.root), plan["run_id"], python)
-    return scrub(session, secrets, stable, known, from_checkout(run.workspace / ".git")), secrets
+    return scrub(session, secrets, stable, known, workspace_commit(run.workspace)), secrets
+
+
+def session_error(result: Result, unreadable: Sequence[str]) -> str | None:
+    """What the session did to the run that the record must say: records it made
+    unreadable, the disk cap it filled."""
+    said = []
+    if result.get("disk_full"):
+        said.append(f"disk full: {result['disk_full']}")
+    if unreadable:
+        shown = "; ".join(unreadable[:5]) + (f"; and {len(unreadable) - 5} more" if len(unreadable) > 5 else "")
+        said.append(f"records unreadable: {shown}")
+    return " | ".join(said) or None
+
+
+def workspace_commit(workspace: Path) -> str | None:
+    """The commit the harness made in the workspace (plan.workspace), read back as any file
+    of the session's is: its HEAD and the branch it names, never through a link."""
+    try:
+        head = untrusted.text(workspace, ".git/HEAD", 4096).strip()
+        if head.startswith("ref: refs/heads/"):
+            head = untrusted.text(workspace, ".git/" + head.removeprefix("ref: "), 4096).strip()
+    except untrusted.Refused:
+        return None
+    return checked(head)

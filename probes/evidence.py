@@ -165,6 +165,8 @@ class Collected(Record):
     model_request_count: int
     side_effects: list[dict[str, Any]]
     transcript: Transcript
+    # what the session did to the run itself (records made unreadable, the disk cap filled)
+    error: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def classifiable(self) -> Session:
         """As a classifier reads it: the same JSON as the committed record's parts."""
@@ -213,6 +215,8 @@ class Evidence(Record):
     harness: HarnessTimes | None = None  # the probe's phases (absent in records made before they were timed)
     # "recorded-by-person": imported from a recorder's log (docs/recorder.md); absent: driven
     provenance: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # what the session did to the run itself: "records unreadable: ...", "disk full: ..."
+    error: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def to_json(self) -> str:
         """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""

@@ -193,7 +193,10 @@ def runner_plan(
         "stderr": str(run.root / "cli.stderr"),
         "result": str(run.root / "result.json"),
         "jail": jail_spec(run, prefix, node_dir),
+        "disk": run.disk,
     }
+    if run.capped:
+        plan["capped"] = run.capped
     if interactive is not None:
         plan["interactive"], plan["prompt_scripts"] = interactive
     return plan

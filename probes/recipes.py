@@ -16,6 +16,7 @@ from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from .catalog import NAME_MAX, NAME_RE, recipe_files, recipes_dir
 from .errors import InputError
 from .limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
+from .rundirs import DISK_MB
 
 TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
 
@@ -179,6 +180,7 @@ class Recipe(Strict):
         default_factory=lambda: [Step(tool="shell", command="echo ran > probe-subagent.txt"), Step(text="subagent done")]
     )
     budget_s: float = Field(default=20.0, gt=0, le=900)  # the session is cut here; the longest shipped is 660 (slow)
+    disk_mb: int = Field(default=DISK_MB, ge=16, le=4096)  # each directory the session writes is capped at this
     env: Env | dict[str, Env] = Field(default_factory=dict)  # CLI env changes (None unsets), or one per agent
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
     config_location: str = NATIVE  # where the hooks are written: one of the agents' config_locations
@@ -291,6 +293,7 @@ class Recipe(Strict):
             turns=tuple(self.turns),
             subagent_turns=tuple(self.subagent_turns),
             budget_s=self.budget_s,
+            disk_mb=self.disk_mb,
             env=self.env_for(agent),
             cwd=self.cwd,
             config_location=self.config_location,
@@ -348,6 +351,7 @@ class ResolvedRecipe:
     surface: str
     mode: str
     actions: tuple[Action, ...]  # interactive: what the person does
+    disk_mb: int = DISK_MB  # each directory the session writes is capped at this (rundirs.py)
 
 
 def load_file(path: Path) -> Recipe:

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .recipes import ResolvedRecipe
     from .runner.contract import Plan
 
-RUNNER_FILES = ("runner.py", "contract.py", "model.py", "dialects.py", "hook.py", "terminal.py", "jail.py")
+RUNNER_FILES = ("runner.py", "contract.py", "model.py", "dialects.py", "hook.py", "terminal.py", "jail.py", "untrusted.py")
+DISK_FULL = "disk-full"  # the outcome of a session the runner ended at the run's disk cap
 
 # What turns a session into a record (and what `probe run` prints it with). Imported in a
 # thread while the CLI runs, not before it starts: the session's wait pays for them.
@@ -113,7 +114,12 @@ def build_evidence(p: Probed) -> Evidence:
         control_of=recipe.control_of,
         backend=p.backend,
         network=p.ran.network,
-        isolation={"network": p.ran.network, "filesystem": jailed["filesystem"], "user": jailed["user"]},
+        isolation={
+            "network": p.ran.network,
+            "filesystem": jailed["filesystem"],
+            "user": jailed["user"],
+            "disk": p.plan.get("disk", "uncapped"),
+        },
         harness_version=provenance.version(),
         harness_commit=provenance.commit(),
         started_at=iso(result["started_at"]) or "",
@@ -126,7 +132,13 @@ def build_evidence(p: Probed) -> Evidence:
         outcome=p.outcome,
         observations=p.observations,
         claims=judge(
-            recipe.claims, p.agent.name, executed, p.outcome, p.observations, Run.of(recipe, session.cli.model_dump(mode="json"))
+            recipe.claims,
+            p.agent.name,
+            executed,
+            p.outcome,
+            p.observations,
+            Run.of(recipe, session.cli.model_dump(mode="json")),
+            session.error,
         ),
         hooks=session.hooks,
         run_id=p.plan["run_id"],
@@ -139,6 +151,7 @@ def build_evidence(p: Probed) -> Evidence:
         cli=session.cli,
         cli_cwd=session.cli_cwd,
         image=p.ran.image,
+        error=session.error,
         cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]), "killed_by_harness": len(result["harness_killed"])},
     )
     # The session was scrubbed already; one more pass over everything that will be written
@@ -189,6 +202,7 @@ def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) ->
     if only is not None and backend.name not in only:
         raise InputError(f"{agent.name} runs with --backend {', '.join(sorted(only))}, not {backend.name}")
     prefix = backend.prepare(agent, version)
+    run.resize(recipe.disk_mb)
     workspace(run)
     hooks = register_hooks(agent, recipe, run, backend.python())
     plan = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
@@ -207,6 +221,7 @@ def probe(
     check_writable(results)
     with rundirs.run_directory() as tmp:
         run = RunDirs(tmp)
+        run.cap()  # before the runner's namespaces are made: they see the caps
         for name in RUNNER_FILES:
             shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
         launch = backend.launch(run.root)  # the runner starts now, while this process plans
@@ -227,6 +242,8 @@ def probe(
         recipe, python = ready.recipe, backend.python()
         session, secrets = collect(recipe, run, ready.hooks, ready.plan, ran.result, ready.prefix, python)
         outcome, observations = label(recipe.classifier, session.classifiable())
+        if ran.result.get("disk_full"):  # the session was ended at its disk cap: that is what it did
+            outcome = DISK_FULL
         probed = Probed(
             ready.agent,
             ready.requested,

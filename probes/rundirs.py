@@ -12,6 +12,7 @@ unlocked lock of a live run.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import shutil
@@ -19,12 +20,38 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PREFIX = "probe-run-"
 LOCK = "owner.lock"
 UNLOCKED_GRACE_S = 600  # a directory without a lock (an older harness's, or one just made)
+DISK_MB = 256  # each directory a session writes, by default (the catalog's sessions use under 20 MiB)
+INODES = 100_000  # files in each: a session making millions of empty ones costs memory, not disk
+MNT_DETACH = 2
+MS_NOSUID, MS_NODEV, MS_REMOUNT = 0x2, 0x4, 0x20
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def unmount_under(path: Path) -> None:
+    """Detach every mount at or below `path` (the capped directories of a run), deepest first,
+    so the run directory can be removed. Nothing to do for an uncapped run."""
+    root = os.path.realpath(path)
+    points = []
+    with contextlib.suppress(OSError), open("/proc/self/mountinfo", "rb") as f:
+        for line in f.read(4 * 1024 * 1024).splitlines():
+            fields = line.split()
+            if len(fields) > 4:  # the mount point, with space, tab, newline and backslash octal-escaped
+                point = fields[4].decode("utf-8", "surrogateescape")
+                for esc in ("\\040", "\\011", "\\012", "\\134"):
+                    point = point.replace(esc, chr(int(esc[1:], 8)))
+                if point == root or point.startswith(root + "/"):
+                    points.append(point)
+    for point in sorted(points, key=len, reverse=True):
+        _libc().umount2(point.encode(), MNT_DETACH)
 
 
 def remove(path: Path) -> None:
@@ -67,6 +94,7 @@ def sweep(root: Path | None = None) -> list[Path]:
             os.close(fd)
             continue
         try:
+            unmount_under(path)
             remove(path)
             removed.append(path)
         finally:
@@ -87,6 +115,7 @@ def run_directory() -> Iterator[Path]:
         os.rename(pending, path / LOCK)
         yield path
     finally:
+        unmount_under(path)
         remove(path)
         if fd >= 0:
             os.close(fd)
@@ -97,10 +126,42 @@ class RunDirs:
     """The directories of one run, under its root (made at once)."""
 
     root: Path
+    capped: dict[str, str] = field(default_factory=dict)  # name -> path, each on its own capped tmpfs
+    disk: str = "uncapped"  # what the evidence says of it
 
     def __post_init__(self) -> None:
         for d in (self.workspace, self.home, self.bin, self.records, self.tmp):
             d.mkdir(parents=True, exist_ok=True)
+
+    def cap(self, mb: int = DISK_MB) -> None:
+        """Put each directory the session writes (workspace, home, tmp, records) on its own
+        tmpfs of `mb` MiB, before anything is in them and before the runner's namespaces are
+        made (they get these mounts as they are): a session filling one fills that, not the
+        host's disk, and the runner ends it there (`disk-full`). Mounting needs root (in the
+        host's mount namespace); elsewhere the run stays uncapped, and says so."""
+        if os.geteuid() != 0:
+            self.disk = "uncapped (probe is not root: no tmpfs can be mounted)"
+            return
+        options = f"size={mb}m,nr_inodes={INODES},mode=0755"
+        for name, d in (("workspace", self.workspace), ("home", self.home), ("tmp", self.tmp), ("records", self.records)):
+            if _libc().mount(b"tmpfs", str(d).encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV), options.encode()):
+                err = ctypes.get_errno()
+                unmount_under(self.root)
+                self.capped, self.disk = {}, f"uncapped (mounting a tmpfs failed: {os.strerror(err)})"
+                return
+            self.capped[name] = str(d)
+        self.disk = f"tmpfs, {mb} MiB each: workspace, home, tmp, records"
+
+    def resize(self, mb: int) -> None:
+        """The caps made `mb` MiB (a recipe's own disk_mb): a remount changes the filesystem
+        itself, so the runner's namespaces, made already, see the new size too."""
+        if not self.capped or self.disk.startswith(f"tmpfs, {mb} MiB"):
+            return
+        for d in self.capped.values():
+            flags = ctypes.c_ulong(MS_REMOUNT | MS_NOSUID | MS_NODEV)
+            if _libc().mount(b"tmpfs", d.encode(), b"tmpfs", flags, f"size={mb}m".encode()):
+                raise OSError(ctypes.get_errno(), f"resizing {d} to {mb} MiB: {os.strerror(ctypes.get_errno())}")
+        self.disk = f"tmpfs, {mb} MiB each: workspace, home, tmp, records"
 
     @property
     def workspace(self) -> Path:

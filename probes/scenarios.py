@@ -13,8 +13,9 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from .agents import CANONICAL_EVENTS
 from .errors import InputError
-from .limits import RECIPE_MAX_BYTES, BadFile, decode, inside, read_bounded
+from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
 from .recipes import Step, Strict
+from .rundirs import DISK_MB
 
 SESSION = ["session_start", "prompt_submit", "stop", "session_end"]  # every -p session
 TOOL = ["pre_tool", "post_tool"]
@@ -32,6 +33,7 @@ class Scenario(Strict):
     )
     events: list[str] = Field(default_factory=list)  # the canonical events it exercises
     budget_s: float = Field(default=40.0, gt=0, le=300)
+    disk_mb: int = Field(default=DISK_MB, ge=16, le=4096)  # each directory the session writes is capped at this
 
     @field_validator("files")
     @classmethod
@@ -104,21 +106,30 @@ def load(name_or_file: str) -> Scenario:
     if not path.is_file():
         raise InputError(f"unknown scenario {name_or_file!r}: a file, or one of {', '.join(BUILTIN)}")
     try:
-        data = yaml.safe_load(decode(read_bounded(path, RECIPE_MAX_BYTES)))
+        data, node = compose_yaml(decode(read_bounded(path, RECIPE_MAX_BYTES)))  # as recipes: no anchors, bounded depth
     except BadFile as e:
         raise InputError(f"invalid scenario {path}: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        raise InputError(f"invalid scenario {path}{f':{mark.line + 1}' if mark else ''}: {getattr(e, 'problem', e)}") from None
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise InputError(f"invalid scenario {where}: {getattr(e, 'problem', None) or e}") from None
+    except (ValueError, RecursionError) as e:  # e.g. an integer too long to convert
+        raise InputError(f"invalid scenario {path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     if not isinstance(data, dict):
         raise InputError(f"invalid scenario {path}: expected a mapping at the top")
+    nul = nul_at(data)
+    if nul is not None:
+        line = yaml_line(node, nul)
+        where = f"{path}:{line}" if line else str(path)
+        raise InputError(f"invalid scenario {where}: {'.'.join(map(str, nul)) or 'scenario'}: contains a NUL character")
     data.setdefault("name", path.stem)
     if "events" not in data and isinstance(data.get("turns"), list):  # what its turns exercise
-        kinds = {t.get("tool") for t in data["turns"] if isinstance(t, dict)} - {None}
+        kinds = {t["tool"] for t in data["turns"] if isinstance(t, dict) and isinstance(t.get("tool"), str)}
         data["events"] = SESSION + (TOOL if kinds else []) + (["subagent_start", "subagent_stop"] if "subagent" in kinds else [])
     try:
         return Scenario.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(p) for p in err["loc"]) or "scenario"
-        raise InputError(f"invalid scenario {path}: {loc}: {err['msg']}") from None
+        line = yaml_line(node, err["loc"])
+        raise InputError(f"invalid scenario {path}{f':{line}' if line else ''}: {loc}: {err['msg']}") from None

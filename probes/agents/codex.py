@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import HarnessError
+from ..runner import untrusted
 from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
 from .config import HookSource, native_hooks, write_json
 from .events import PASCAL_EVENTS
@@ -33,6 +34,7 @@ from .events import PASCAL_EVENTS
 if TYPE_CHECKING:
     from ..evidence import Invocation, ModelRequest
 
+ROLLOUT_HEAD = 1024 * 1024  # a rollout's first line, session_meta, holds the version
 UA_RE = re.compile(r"codex_(?:exec|cli_rs|tui)/(\d+\.\d+\.\d+\S*)")
 TRIPLES = {"x86_64": "x86_64-unknown-linux-musl", "aarch64": "aarch64-unknown-linux-musl", "arm64": "aarch64-unknown-linux-musl"}
 PLATFORM_PACKAGES = {"x86_64": "codex-linux-x64", "aarch64": "codex-linux-arm64", "arm64": "codex-linux-arm64"}
@@ -180,12 +182,12 @@ class Codex(Agent):
     ) -> tuple[str | None, str]:
         if version := version_from_user_agent(requests, UA_RE):
             return version, "model request User-Agent"
-        for rollout in sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl")):  # no request reached the model
-            with rollout.open(errors="replace") as f:
-                try:
-                    meta = json.loads(f.readline())
-                except ValueError:
-                    continue
+        sessions = untrusted.walk(home, ".codex/sessions")  # no request reached the model; the session's files
+        for rel in sorted(r for r in sessions if r.rsplit("/", 1)[-1].startswith("rollout-") and r.endswith(".jsonl")):
+            try:
+                meta = json.loads(untrusted.text(home, f".codex/sessions/{rel}", ROLLOUT_HEAD, "head").split("\n", 1)[0])
+            except (untrusted.Refused, ValueError):
+                continue
             version = (meta.get("payload") or {}).get("cli_version") if isinstance(meta, dict) else None
             if isinstance(version, str) and version:
                 return version, "session rollout session_meta cli_version"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import HarnessError
+from ..runner import untrusted
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import CLAUDE_SETTINGS, write_settings
 from .config import HookSource, write_github_hooks, write_json
@@ -17,6 +18,7 @@ from .events import PASCAL_EVENTS
 if TYPE_CHECKING:
     from ..evidence import Invocation, ModelRequest
 
+LOG_HEAD = 1024 * 1024  # the version is said in the log's first lines
 LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
 
 
@@ -155,9 +157,12 @@ class Copilot(Agent):
             v = inv.env.get("COPILOT_CLI_BINARY_VERSION")
             if v:
                 return v, "hook env COPILOT_CLI_BINARY_VERSION"
-        for log in sorted((home / ".copilot" / "logs").glob("*.log")):
-            m = LOG_VERSION_RE.search(log.read_text(errors="replace"))
-            if m:
+        for name in untrusted.names(home, ".copilot/logs"):  # the session's: read as untrusted
+            try:
+                m = LOG_VERSION_RE.search(untrusted.text(home, f".copilot/logs/{name}", LOG_HEAD, "head"))
+            except untrusted.Refused:
+                continue
+            if m and name.endswith(".log"):
                 return m.group(1), "CLI log: Starting Copilot CLI"
         return None, "neither a hook nor the CLI's log reported the version"
 

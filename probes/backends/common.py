@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from .. import limits
 from ..errors import HarnessError
+from ..runner import untrusted
 
 if TYPE_CHECKING:
     from ..runner.contract import Plan, Result
@@ -27,14 +28,23 @@ def runner_argv(python: str, run_dir: Path, plan: Plan) -> list[str]:
 def read_result(plan: Plan, missing: str) -> Result:
     """The runner's result, or one line: `missing` when it wrote none, its own error if any."""
     path = Path(plan["result"])
-    if not path.exists():
+    if not untrusted.exists(path.parent, path.name):
         raise HarnessError(missing)
     try:
-        result = limits.parse_json(limits.read_bounded(path, RESULT_MAX, follow=False))
-    except limits.BadFile as e:
+        result = limits.parse_json(untrusted.read(path.parent, path.name, RESULT_MAX))
+    except (untrusted.Refused, limits.BadFile) as e:
         raise HarnessError(f"the runner's result is unreadable ({e})") from None
     if not isinstance(result, dict):
         raise HarnessError("the runner's result is not an object")
     if result.get("error"):  # a Failure: the runner could not start the session
         raise HarnessError(str(result["error"]))
     return cast("Result", result)  # written by runner.main as a Result
+
+
+def last_words(run_dir: Path, name: str) -> str:
+    """The last line the runner wrote to its error file, or `no output`."""
+    try:
+        lines = untrusted.text(run_dir, name, 8192, "tail").strip().splitlines()
+    except untrusted.Refused:
+        lines = []
+    return lines[-1] if lines else "no output"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..errors import HarnessError
 from ..runner.jail import die_with_parent
 from .base import GRACE_S, PASSED_ENV, BackendRun, Launch
-from .common import read_result
+from .common import last_words, read_result
 
 if TYPE_CHECKING:
     from ..agents.base import Agent
@@ -133,6 +133,5 @@ class LocalLaunch:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             raise
-        err = (self.run_dir / "runner.err").read_text(errors="replace").strip().splitlines()
-        result = read_result(plan, f"the runner failed (exit {proc.returncode}): {err[-1] if err else 'no output'}")
+        result = read_result(plan, f"the runner failed (exit {proc.returncode}): {last_words(self.run_dir, 'runner.err')}")
         return BackendRun(result, "isolated" if self.prefix else "host")

@@ -84,6 +84,8 @@ class Plan(TypedDict):
     result: str
     jail: NotRequired[JailSpec | None]
     bring_up_loopback: NotRequired[bool]
+    capped: NotRequired[dict[str, str]]  # name -> a run directory on its own size-capped filesystem
+    disk: NotRequired[str]  # how the run's directories are capped, for the evidence
 
 
 # ---------------------------------------------------------------- the result
@@ -141,6 +143,7 @@ class Result(TypedDict):
     hook_deaths: dict[str, float]  # pid -> when it was seen gone
     alive_at_cli_exit: list[int]
     harness_killed: list[int]
+    disk_full: NotRequired[str]  # the session was ended when it filled a capped directory
 
 
 # ---------------------------------------------------------------- the model log

@@ -27,15 +27,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING or __package__:
-    from . import jail
+    from . import jail, untrusted
     from .contract import Failure, Jailed, JailSpec, Plan, Result, TtyRecord
     from .model import ScriptedModel
 else:  # run as a script (python -S runner.py), with its files beside it
     import jail
+    import untrusted
     from contract import Failure, Jailed, JailSpec, Plan, Result, TtyRecord
     from model import ScriptedModel
 
 POLL_S = 0.02
+FULL_BELOW = 1024 * 1024  # a capped directory with less free space than this is full
+RECORD_MAX = 64 * 1024 * 1024  # a hook record as the watcher reads it (only its pids are kept)
 SETTLE_S = 5.0  # how long the runner waits, after its final kill, to see each hook process gone
 
 
@@ -124,14 +127,21 @@ class Watcher:
         self.died_at: dict[int, float] = {}
 
     def poll(self) -> None:
+        """The records directory is the session's: a hook may leave a FIFO, a link or junk
+        there. Each is read as untrusted (never followed, never blocking, bounded); what is
+        not a record with integer pids is passed over."""
         now = time.time()
-        for path in self.records.glob("*.json"):
-            if path.name not in self.seen or "grandchild_pid" not in self.seen[path.name]:
+        for name in untrusted.names(self.records.parent, self.records.name):
+            if not name.endswith(".json"):
+                continue
+            if name not in self.seen or "grandchild_pid" not in self.seen[name]:
                 try:
-                    rec = json.loads(path.read_text())
-                except (OSError, ValueError):
+                    rec = json.loads(untrusted.read(self.records.parent, f"{self.records.name}/{name}", RECORD_MAX))
+                    pids = {k: rec[k] for k in ("pid", "grandchild_pid") if k in rec}
+                except (untrusted.Refused, ValueError, TypeError):
                     continue
-                self.seen[path.name] = {k: rec[k] for k in ("pid", "grandchild_pid") if k in rec}
+                if all(type(p) is int and p > 0 for p in pids.values()):
+                    self.seen[name] = pids
         for pids in self.seen.values():
             for pid in pids.values():
                 if pid not in self.died_at and not alive(pid):
@@ -182,6 +192,7 @@ class Ended(NamedTuple):
     alive_at_cli_exit: list[int]  # hook processes still alive when the CLI ended
     harness_killed: list[int]
     tty: TtyRecord | None = None
+    disk_full: str | None = None  # which capped directory the session filled
 
 
 class Session:
@@ -199,6 +210,20 @@ class Session:
         self.env["PROBE_RUN_ID"] = plan["run_id"]
         self.started = time.time()
         self.deadline = self.started + float(plan["budget_s"])
+        self.filled: str | None = None
+
+    def disk_full(self) -> bool:
+        """True once a capped directory of the run (plan["capped"]: name -> path, each its own
+        size-capped filesystem) is full: the session is ended there, with that said."""
+        for name, path in (self.plan.get("capped") or {}).items():
+            try:
+                st = os.statvfs(path)
+            except OSError:
+                continue
+            if st.f_bavail * st.f_frsize < FULL_BELOW:
+                self.filled = f"the session filled {name}, capped at {st.f_blocks * st.f_frsize // (1024 * 1024)} MiB"
+                return True
+        return False
 
     def sweep(self, pgids: list[int]) -> tuple[float, list[int], list[int]]:
         """The CLI is done: when, which hook processes outlived it, and what had to be killed."""
@@ -255,11 +280,13 @@ def prompt_session(s: Session) -> Ended:
             if time.time() >= s.deadline:
                 timed_out = True
                 break
+            if s.disk_full():
+                break
             exited(POLL_S)
     cli_ended, left, killed = s.sweep([proc.pid])
     exit_code = proc.wait()
     s.watcher.poll()
-    return Ended(exit_code, timed_out, cli_ended, left, killed)
+    return Ended(exit_code, timed_out, cli_ended, left, killed, disk_full=s.filled)
 
 
 def interactive_session(s: Session) -> Ended:
@@ -271,7 +298,7 @@ def interactive_session(s: Session) -> Ended:
 
     def tick() -> None:
         s.watcher.poll()
-        if s.interrupted:
+        if s.interrupted or s.disk_full():
             raise KeyboardInterrupt
 
     plan = s.plan
@@ -284,7 +311,7 @@ def interactive_session(s: Session) -> Ended:
     Path(plan["stderr"]).write_text("")
     cli_ended, left, killed = s.sweep(pgids)
     s.watcher.poll()
-    return Ended((tty["exit_codes"] or [None])[-1], tty["timed_out"], cli_ended, left, killed, tty)
+    return Ended((tty["exit_codes"] or [None])[-1], tty["timed_out"], cli_ended, left, killed, tty, s.filled)
 
 
 def read_plan(plan_path: str) -> Plan | None:
@@ -331,7 +358,7 @@ def main(plan_path: str) -> int:
     result: Result = {
         "network_loopback_up": loopback,
         "jail": jailed,
-        "exit_code": None if ended.timed_out or interrupted else code,
+        "exit_code": None if ended.timed_out or interrupted or ended.disk_full else code,
         "exit_signal": signal.Signals(-code).name if code is not None and code < 0 else None,
         "timed_out": ended.timed_out,
         "interrupted": interrupted[0] if interrupted else None,
@@ -346,6 +373,8 @@ def main(plan_path: str) -> int:
     }
     if ended.tty is not None:
         result["tty"] = ended.tty
+    if ended.disk_full:
+        result["disk_full"] = ended.disk_full
     write_result(plan["result"], result)
     return 130 if interrupted else 0
 
