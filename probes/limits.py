@@ -23,6 +23,10 @@ EXPANDED_MAX_BYTES = 4 * EVIDENCE_MAX_BYTES  # all a record's refs expand to (a 
 PLAN_MAX_BYTES = 1024 * 1024  # a `bump --dry-run --json` plan: versions and shard jobs
 YAML_MAX_DEPTH = 32  # shipped recipes nest 9 deep
 JSON_MAX_DEPTH = 64  # committed evidence nests 8 deep
+HOOK_CONFIG_MAX_BYTES = 1024 * 1024  # one hook config file `probe check` reads (the examples are under 1 KiB)
+HOOK_CONFIGS_MAX = 32  # hook config files in a --hooks folder (an agent reads one to three)
+HOOKS_PER_CONFIG_MAX = 100  # command hooks in one config file
+HOOKS_MAX = 200  # command hooks in all: each is installed, run and reported in every session
 MAX_SHARDS = 1000  # a CI matrix is capped at 256 jobs; shards cost a list of loads each
 MAX_REPEAT = 100
 MAX_JOBS = 64
@@ -58,6 +62,31 @@ def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
     if len(data) > limit:
         raise BadFile(f"over the limit of {limit} bytes")
     return data
+
+
+def evidence_problem(path: Path, text: str, blobs: Mapping[str, bytes] | None = None) -> str | None:
+    """Why a reader (evidence.load_evidence) would refuse `text`, a record about to be written
+    at `path` with `blobs` (sha256 hex -> bytes, store.compact) beside it; None when it would
+    read it. Checked before a record is written, so none is written that every reader refuses."""
+    from .errors import InputError
+    from .evidence import parse_evidence
+    from .store import Blobs
+
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"not UTF-8: a lone surrogate at character {e.start}"
+    size = len(data)
+    if size > EVIDENCE_MAX_BYTES:
+        return f"{size} bytes, over the limit of {EVIDENCE_MAX_BYTES} that readers accept"
+    big = max((len(b) for b in (blobs or {}).values()), default=0)
+    if big > BLOB_MAX_BYTES:
+        return f"a value of {big} bytes, over the limit of {BLOB_MAX_BYTES} that readers accept"
+    try:
+        parse_evidence(path, data, Blobs(dict(blobs or {})))
+    except InputError as e:
+        return str(e).removeprefix(f"{path}: ")
+    return None
 
 
 def decode(data: bytes) -> str:

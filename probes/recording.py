@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .agents.base import NATIVE, RUNNER_DIR, Agent, Registration
 from .errors import InputError
+from .limits import EVIDENCE_MAX_BYTES
 
 PROVENANCE = "recorded-by-person"
 FOLDER = ".probe-recorder"  # in the workspace: record.py, and the log it appends to
@@ -26,6 +28,12 @@ SCRIPT = "record.py"
 TIMEOUT_S = 10  # record.py waits at most 5 s for stdin
 LOG_MAX_BYTES = 64 * 1024 * 1024  # a long day of hooks with big tool responses
 LOG_MAX_LINES = 100_000
+# One line, and the record a (agent, version) group becomes, at most what every reader of
+# evidence accepts (limits.EVIDENCE_MAX_BYTES): a bigger one would be written and then refused.
+LINE_MAX_BYTES = EVIDENCE_MAX_BYTES
+# A time as record.py writes it (2026-01-05T10:20:30.123Z), any fraction, Z or an offset: the
+# record's file name is made from it, so nothing else (a NUL, `/`, a newline) may pass.
+STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})", re.ASCII)
 VERSION_DIR = re.compile(r"[0-9][0-9A-Za-z.+-]{0,60}", re.ASCII)  # a version as a directory name
 RECORDED = "_recorded"  # results/<agent>/_recorded/<version>/<name>.json: `_` keeps matrix and tables off it
 
@@ -143,11 +151,14 @@ def read_log(path: Path) -> tuple[list[LogLine], str]:
     except BadFile as e:
         raise InputError(f"{path}: not a recorder log ({e})") from None
     lines: list[LogLine] = []
-    for n, raw in enumerate(text.splitlines(), 1):
+    for n, raw in enumerate(text.split("\n"), 1):  # not splitlines: U+2028 may stand in a JSON string
         if not raw.strip():
             continue
         if len(lines) >= LOG_MAX_LINES:
             raise InputError(f"{path}:{n}: more than {LOG_MAX_LINES} lines; split the log")
+        size = len(raw) if len(raw) > LINE_MAX_BYTES else len(raw.encode("utf-8", "surrogatepass"))
+        if size > LINE_MAX_BYTES:
+            raise InputError(f"{path}:{n}: a line of {size} bytes, over the limit of {LINE_MAX_BYTES} (what a record may hold)")
         try:
             line = LogLine.model_validate(parse_json(raw.encode()))
             for stamp in (line.started_at, line.ended_at):
@@ -165,16 +176,26 @@ def read_log(path: Path) -> tuple[list[LogLine], str]:
     return lines, hashlib.sha256(data).hexdigest()
 
 
-def seconds(stamp: str) -> float:
-    """An ISO 8601 time as epoch seconds, or BadFile."""
-    from datetime import datetime
-
+def moment(stamp: str) -> datetime:
+    """An ISO 8601 time with its zone, as record.py writes it, or BadFile."""
     from .limits import BadFile
 
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        raise BadFile(f"{stamp[:40]!r} is not an ISO 8601 time") from None
+    if STAMP.fullmatch(stamp):
+        try:
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(UTC)
+        except (ValueError, OverflowError):
+            pass
+    raise BadFile(f"{stamp[:40]!r} is not an ISO 8601 time with a zone, such as 2026-01-05T10:20:30.123Z")
+
+
+def seconds(stamp: str) -> float:
+    """An ISO 8601 time as epoch seconds, or BadFile."""
+    return moment(stamp).timestamp()
+
+
+def record_name(stamp: str) -> str:
+    """The record's name, from its first time (checked by read_log): recorded-YYYYMMDDTHHMMSSZ, UTC."""
+    return "recorded-" + moment(stamp).strftime("%Y%m%dT%H%M%SZ")
 
 
 def version_of(line: LogLine) -> tuple[str, str]:
@@ -187,27 +208,43 @@ def version_of(line: LogLine) -> tuple[str, str]:
     return "unknown", "recorded: the log names no version"
 
 
-def scrub(value: Any, paths: list[tuple[str, str]]) -> Any:
-    """Per-person paths as stable names ($WORKSPACE, ~), then redacted (redact.py)."""
+def names(value: Any, paths: list[tuple[str, str]]) -> Any:
+    """Per-person paths as stable names ($WORKSPACE, ~)."""
+    if isinstance(value, str):
+        for path, name in paths:
+            value = value.replace(path, name)
+        return value
+    if isinstance(value, list):
+        return [names(x, paths) for x in value]
+    if isinstance(value, dict):
+        return {names(k, paths): names(x, paths) for k, x in value.items()}
+    return value
+
+
+def scrub(value: Any, paths: list[tuple[str, str]], secrets: set[str]) -> Any:
+    """Per-person paths as stable names, then redacted as a driven run's session is
+    (redact.py): token shapes, the caller's secret values, values under secret names."""
     from .redact import redact
 
-    def names(v: Any) -> Any:
-        if isinstance(v, str):
-            for path, name in paths:
-                v = v.replace(path, name)
-            return v
-        if isinstance(v, list):
-            return [names(x) for x in v]
-        if isinstance(v, dict):
-            return {names(k): names(x) for k, x in v.items()}
-        return v
+    return redact(names(value, paths), secrets)
 
-    return redact(names(value))
+
+def scrub_env(env: dict[str, str], paths: list[tuple[str, str]], secrets: set[str]) -> dict[str, str]:
+    """An environment as a driven run's invocations' are (collect.scrub): a secret-named
+    variable in any case is `<redacted>`."""
+    from .redact import redact_env
+
+    return redact_env(names(env, paths), secrets)
 
 
 def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, digest: str) -> dict[str, Any]:
+    """The group's record, redacted as a driven run's (run.py, collect.py): the secrets are
+    those of the caller's environment (secret-named variables' values, encoded too)."""
     from . import provenance
     from .evidence import CliRun, Evidence, Invocation
+    from .redact import known_secrets, redact
+
+    secrets = known_secrets(os.environ)
 
     canonical = native_events(agent)
     first = lines[0]
@@ -222,14 +259,14 @@ def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, d
         Invocation(
             event=line.event,
             canonical_event=canonical.get(line.event, line.event),
-            payload=scrub(line.payload, paths),
-            stdin_raw=scrub(line.stdin_raw, paths),
+            payload=scrub(line.payload, paths, secrets),
+            stdin_raw=scrub(line.stdin_raw, paths, secrets),
             stdin_eof=line.stdin_eof,
-            argv=scrub(line.argv, paths),
-            cwd=scrub(line.cwd, paths),
-            cwd_relative=scrub(line.cwd_relative, paths),
+            argv=scrub(line.argv, paths, secrets),
+            cwd=scrub(line.cwd, paths, secrets),
+            cwd_relative=scrub(line.cwd_relative, paths, secrets),
             config_index=None,
-            env=scrub(line.env_versions, paths),  # only version-shaped values of *VERSION* names were recorded
+            env=scrub_env(line.env_versions, paths, secrets),  # record.py keeps only version-shaped *VERSION* values
             env_names=sorted(line.env_names),
             pid=line.pid,
             started_at=line.started_at,
@@ -254,7 +291,7 @@ def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, d
         if isinstance(inv.payload, dict):
             fields[inv.event] = sorted(set(fields.get(inv.event, [])) | set(inv.payload))
     env_names = sorted({n for line in lines for n in line.env_names})
-    name = "recorded-" + first.started_at.replace("-", "").replace(":", "").split(".")[0] + "Z"
+    name = record_name(first.started_at)
     plat = first.platform
     ev = Evidence(
         agent=agent.name,
@@ -280,7 +317,7 @@ def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, d
             "events": by_event,
             "fields_by_event": fields,
             "env_names": env_names,
-            "env_versions": scrub({k: v for line in lines for k, v in line.env_versions.items()}, paths),
+            "env_versions": scrub_env({k: v for line in lines for k, v in line.env_versions.items()}, paths, secrets),
             "product": {k: v for line in lines for k, v in line.product.items()},
             "platform": plat,
             "log": {"lines": len(lines), "sha256": digest, "recorder": sorted({line.recorder for line in lines})},
@@ -312,7 +349,8 @@ def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, d
         mode="recorded",
         provenance=PROVENANCE,
     )
-    return ev.model_dump(mode="json")
+    record: dict[str, Any] = redact(ev.model_dump(mode="json"), secrets)  # the whole record, as run.py does
+    return record
 
 
 def import_log(directory: Path, results: Path) -> list[Path]:
@@ -320,6 +358,7 @@ def import_log(directory: Path, results: Path) -> list[Path]:
     checked whole before anything is written."""
     from .agents import get
     from .evidence import write_atomic
+    from .limits import evidence_problem
 
     path = find_log(directory)
     lines, digest = read_log(path)
@@ -335,7 +374,23 @@ def import_log(directory: Path, results: Path) -> list[Path]:
         record = evidence_of(get(agent), group, version, source, digest)
         safe = version if VERSION_DIR.fullmatch(version) else "unknown"
         target = results / agent / RECORDED / safe / f"{record['recipe']}.json"
-        out.append((target, json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"))
+        name, n = record["recipe"], 1
+        while target in (t for t, _ in out):  # two groups starting in one second: each its own file
+            n += 1
+            record["recipe"] = f"{name}-{n}"
+            target = target.with_name(f"{record['recipe']}.json")
+        text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (a cut emoji in a tool's output): escaped
+                text = json.dumps(record, indent=2, sort_keys=True) + "\n"
+        problem = evidence_problem(target, text)
+        if problem:
+            raise InputError(
+                f"{path}: the record of {agent} {safe} ({len(group)} lines) would be unreadable: {problem}; split the log"
+            )
+        out.append((target, text))
     for target, text in out:
         write_atomic(target, text, "recorded evidence", "check --results")
     return [t for t, _ in out]

@@ -19,6 +19,15 @@ SECRET_VALUE = re.compile(
     r"|eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*"  # JWT
     r")"
 )
+# An HTTP credential header written out (`Authorization: Bearer X`, `-H 'x-api-key: X'`): its
+# value, whatever its shape; the name and the scheme stay.
+HEADER_VALUE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])((?:proxy-)?authorization|x-api-key|api-key)([\"']?\s*[:=]\s*[\"']?)"
+    r"((?:bearer|basic|token|digest|negotiate)\s+)?([^\s\"',;]{6,})"
+)
+# Keys naming one, in any case, in any object (a payload's `headers`): the value is redacted.
+HEADER_NAME = re.compile(r"(?i)(?:proxy-)?authorization|x-api-key|api-key|cookie|set-cookie")
+PERCENT = re.compile(r"%[0-9A-F]{2}")
 MIN_KNOWN_SECRET = 6  # shorter values are too likely to occur by chance in other text
 
 
@@ -36,11 +45,14 @@ def known_secrets(*envs: Mapping[str, Any] | None) -> set[str]:
 
 
 def encoded(secret: str) -> set[str]:
-    """`secret` as itself, hex, URL-encoded, and base64 (standard and URL-safe) at each of
-    the three alignments it can have inside a longer encoded text: only the characters that
-    depend on the secret's bytes alone, so it is found in `base64(anything + secret + ...)`."""
+    """`secret` as itself, hex, URL-encoded (its escapes in upper and in lower case: `%2F`,
+    `%2f`), and base64 (standard and URL-safe) at each of the three alignments it can have
+    inside a longer encoded text: only the characters that depend on the secret's bytes
+    alone, so it is found in `base64(anything + secret + ...)`."""
     raw = secret.encode()
-    forms = {secret, raw.hex(), raw.hex().upper(), quote(secret, safe=""), quote_plus(secret)}
+    urls = {quote(secret, safe=""), quote_plus(secret)}
+    urls |= {PERCENT.sub(lambda m: m.group().lower(), u) for u in urls}
+    forms = {secret, raw.hex(), raw.hex().upper(), *urls}
     for pad in range(3):
         start, end = -(-8 * pad // 6), (8 * pad + 8 * len(raw)) // 6  # whole sextets of the secret
         for encode in (base64.b64encode, base64.urlsafe_b64encode):
@@ -51,6 +63,7 @@ def encoded(secret: str) -> set[str]:
 def redact_text(text: str, secrets: Set[str] = frozenset()) -> str:
     for s in sorted(secrets, key=len, reverse=True):
         text = text.replace(s, REDACTED)
+    text = HEADER_VALUE.sub(lambda m: f"{m[1]}{m[2]}{m[3] or ''}{REDACTED}" if m[4] != REDACTED else m[0], text)
     return SECRET_VALUE.sub(REDACTED, text)
 
 
@@ -66,7 +79,8 @@ ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 def redact(value: Any, secrets: Set[str] = frozenset()) -> Any:
     """Every string in a JSON-like value, recursively; under environment-style keys
-    (UPPER_CASE) a secret-looking name hides the value too."""
+    (UPPER_CASE) a secret-looking name hides the value too, and under an HTTP credential
+    header's name in any case (`Authorization`, `Cookie`, `x-api-key`)."""
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, list):
@@ -74,7 +88,9 @@ def redact(value: Any, secrets: Set[str] = frozenset()) -> Any:
     if isinstance(value, dict):
         return {
             redact_text(str(k), secrets): (
-                REDACTED if ENV_NAME.match(str(k)) and secret_name(str(k)) and v not in (None, "") else redact(v, secrets)
+                REDACTED
+                if v not in (None, "") and ((ENV_NAME.match(str(k)) and secret_name(str(k))) or HEADER_NAME.fullmatch(str(k)))
+                else redact(v, secrets)
             )
             for k, v in value.items()
         }

@@ -146,7 +146,7 @@ def test_unknown_scenario_and_bad_scenario_file(tmp_path):
         scenarios.load("nope")
     bad = tmp_path / "mine.yaml"
     bad.write_text(yaml.safe_dump({"turns": [{"tool": "teleport"}]}))
-    with pytest.raises(InputError, match=r"invalid scenario .*mine.yaml: turns.0"):
+    with pytest.raises(InputError, match=r"invalid scenario .*mine.yaml:2: turns.0"):
         scenarios.load(str(bad))
     good = tmp_path / "mine-too.yaml"
     good.write_text(yaml.safe_dump({"turns": [{"tool": "shell", "command": "ls"}, {"text": "done"}]}))
