@@ -225,6 +225,58 @@ def test_the_users_files_are_never_touched(tmp_path):
     assert written[0]["timeoutSec"] == 10  # the rest of each entry as written
 
 
+def test_the_folder_is_copied_with_its_links_modes_and_without_git(tmp_path):
+    """A link inside the folder is copied as a link (never followed); a file's mode is kept
+    (the example's broken hook is mode 644); .git is left out, a submodule's too."""
+    folder = write(tmp_path / "repo", {"scripts/a.sh": "echo a\n", "scripts/plain.sh": "x", ".git/HEAD": "x", "sub/.git": "x"})
+    (folder / "scripts" / "plain.sh").chmod(0o644)
+    (folder / ".claude").mkdir()
+    (folder / ".claude" / "a.sh").symlink_to("../scripts/a.sh")
+    (folder / "dangling").symlink_to("scripts/gone.sh")
+    check.check_folder(folder)
+    ws = tmp_path / "ws"
+    check.copy_folder(folder, ws)
+    assert os.readlink(ws / ".claude" / "a.sh") == "../scripts/a.sh" and os.readlink(ws / "dangling") == "scripts/gone.sh"
+    assert (ws / "scripts" / "a.sh").stat().st_mode & 0o777 == 0o755
+    assert (ws / "scripts" / "plain.sh").stat().st_mode & 0o777 == 0o644
+    assert not (ws / ".git").exists() and not (ws / "sub" / ".git").exists()
+
+
+def test_a_folder_entry_made_after_the_check_is_still_refused_by_the_copy(tmp_path):
+    folder = write(tmp_path / "repo", {"a.txt": "x"})
+    check.check_folder(folder)
+    os.mkfifo(folder / "late")
+    with pytest.raises(InputError, match="late is a FIFO"):
+        check.copy_folder(folder, tmp_path / "ws")
+
+
+def test_a_script_outside_the_folder_is_one_line(tmp_path):
+    config = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "bash ../shared/x.sh"}]}]}}
+    folder = write(tmp_path / "repo", {".claude/settings.json": config})
+    write(tmp_path, {"shared/x.sh": "true"})
+    with pytest.raises(InputError, match=r"PreToolUse hook runs \.\./shared/x.sh, outside .*the check copies the folder only"):
+        check.prepare("claude", folder)
+
+
+def test_evidence_readers_would_refuse_is_not_written(tmp_path):
+    """Every record of a version is checked as a reader reads it before any is written: one
+    over the size readers accept is one line, and none of them is written."""
+    from probes.evidence import Evidence, load_evidence, save_evidence
+
+    committed = Evidence.model_validate(load_evidence(ROOT / "results" / "claude" / "2.1.328" / "payload-pretool.json"))
+    out = tmp_path / "out" / "claude" / "2.1.328"
+    fine = committed.model_copy(update={"recipe": "check-fine"})
+    huge = committed.model_copy(update={"recipe": "check-huge", "observations": {"x": "y" * (9 * 1024 * 1024)}})
+    with pytest.raises(InputError, match=r"check-huge.json of claude 2.1.328 would be unreadable: \d+ bytes, over the limit"):
+        check.save_checked([(out / "check-fine.json", fine), (out / "check-huge.json", huge)])
+    assert not (tmp_path / "out").exists()
+    check.save_checked([(out / "check-fine.json", fine)])
+    save_evidence(tmp_path / "same" / "check-fine.json", fine)
+    assert (out / "check-fine.json").read_bytes() == (tmp_path / "same" / "check-fine.json").read_bytes()
+    assert sorted(p.name for p in (out / "_blobs").iterdir()) == sorted(p.name for p in (tmp_path / "same" / "_blobs").iterdir())
+    assert load_evidence(out / "check-fine.json") == load_evidence(tmp_path / "same" / "check-fine.json")
+
+
 # ---------------------------------------------------------------- the real CLIs
 
 DENY_COPILOT = '#!/usr/bin/env bash\nif grep -q "rm "; then echo \'{"permissionDecision": "deny"}\'; fi\n'

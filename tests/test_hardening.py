@@ -592,3 +592,179 @@ def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys):
 
 def test_cite_of_a_path_like_recipe_finds_nothing(tmp_path, env, results):
     one_line(probe("cite", SPEC, "../../x", "--results", "results", cwd=tmp_path, env=env), 2, "no evidence for")
+
+
+# ---------------------------------------------------------------- probe check: the user's folder (item 8)
+
+HOOK = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+
+
+def hooks_folder(tmp_path: Path, config: str | None = None) -> Path:
+    """A --hooks folder with one Claude hook, or `config` as its settings file."""
+    folder = tmp_path / "hooks"
+    (folder / ".claude").mkdir(parents=True)
+    (folder / ".claude" / "settings.json").write_text(json.dumps(HOOK) if config is None else config)
+    return folder
+
+
+def checked_fast(tmp_path: Path, env: dict, folder: Path, *wanted: str, within: float = 5) -> str:
+    """`probe check` on `folder`: exit 2 and one line within `within` seconds (a hang fails by
+    the timeout), nothing written under --results."""
+    t0 = time.monotonic()
+    proc = probe("check", SPEC, "--hooks", str(folder), "--results", "out", cwd=tmp_path, env=env, timeout=within + 10)
+    took = time.monotonic() - t0
+    line = one_line(proc, 2, *wanted)
+    assert took < within, took
+    assert not (tmp_path / "out").exists()
+    return line
+
+
+def test_a_config_nested_10000_deep_is_one_line_at_once(tmp_path, env):
+    folder = hooks_folder(tmp_path, '{"hooks": ' + "[" * 10_000 + "]" * 10_000 + "}")
+    checked_fast(tmp_path, env, folder, ".claude/settings.json: nested deeper than 64")
+    folder = hooks_folder(tmp_path / "b", '{"hooks": ' + "[" * 70 + "]" * 70 + "}")  # under the stack's limit, over ours
+    checked_fast(tmp_path / "b", env, folder, ".claude/settings.json: nested deeper than 64")
+
+
+@pytest.mark.parametrize("where", ["pipe", ".claude/hooks/pipe", ".claude/settings.json"])
+def test_a_fifo_in_the_hooks_folder_is_refused_at_once(tmp_path, env, where):
+    """Opening a FIFO blocks until a writer comes: it is refused by its type, never opened."""
+    folder = hooks_folder(tmp_path)
+    (folder / where).parent.mkdir(parents=True, exist_ok=True)
+    (folder / where).unlink(missing_ok=True)
+    os.mkfifo(folder / where)
+    checked_fast(tmp_path, env, folder, f"{where} is a FIFO")
+
+
+def test_a_socket_or_device_in_the_hooks_folder_is_refused(tmp_path, env):
+    import socket
+
+    folder = hooks_folder(tmp_path)
+    with socket.socket(socket.AF_UNIX) as s:
+        os.chdir(folder)  # a socket's path is short
+        try:
+            s.bind("s.sock")
+        finally:
+            os.chdir(ROOT)
+        checked_fast(tmp_path, env, folder, "s.sock is a socket")
+    (folder / "s.sock").unlink()
+    try:
+        os.mknod(folder / "null", stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    except PermissionError:
+        return  # not root: no device can be made here
+    checked_fast(tmp_path, env, folder, "null is a device")
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "../../outside.txt", "../.."])
+def test_a_link_leading_out_of_the_hooks_folder_is_refused(tmp_path, env, target):
+    """Its target is not the user's folder: not read, not copied (a link inside is copied as a link)."""
+    folder = hooks_folder(tmp_path)
+    (tmp_path / "outside.txt").write_text("not the folder's")
+    (folder / ".claude" / "link").symlink_to(target)
+    checked_fast(tmp_path, env, folder, f".claude/link is a link to {target}, outside the folder")
+
+
+def test_a_config_that_is_a_link_is_refused(tmp_path, env):
+    folder = hooks_folder(tmp_path)
+    (folder / "real.json").write_text(json.dumps(HOOK))
+    (folder / ".claude" / "settings.json").unlink()
+    (folder / ".claude" / "settings.json").symlink_to("../real.json")
+    checked_fast(tmp_path, env, folder, ".claude/settings.json: a symlink, not a regular file")
+
+
+def test_hooks_are_capped_per_config_and_in_all(tmp_path, env):
+    many = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}] * 10_000}]}}
+    folder = hooks_folder(tmp_path, json.dumps(many))
+    checked_fast(tmp_path, env, folder, f"10000 command hooks, over the limit of {limits.HOOKS_PER_CONFIG_MAX} in one file")
+    # Copilot reads every .github/hooks/*.json: three files, each under the cap, over it in all
+    folder = tmp_path / "b" / "hooks"
+    per = limits.HOOKS_MAX // 2
+    for n in range(3):
+        write = folder / ".github" / "hooks" / f"h{n}.json"
+        write.parent.mkdir(parents=True, exist_ok=True)
+        write.write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "true"}] * per}}))
+    proc = probe("check", "copilot@1.0.92", "--hooks", str(folder), "--results", "out", cwd=tmp_path / "b", env=env, timeout=30)
+    one_line(proc, 2, f"{3 * per} command hooks in all, over the limit of {limits.HOOKS_MAX}")
+    assert not (tmp_path / "b" / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        ('{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "a\\u0000b"}]}]}}', "contains a NUL"),
+        (" " * (limits.HOOK_CONFIG_MAX_BYTES + 1), "over the limit of"),
+        ('{"hooks": ' + "1" * 5000 + "}", "not valid JSON"),
+    ],
+)
+def test_odd_configs_are_one_line(tmp_path, env, config, message):
+    checked_fast(tmp_path, env, hooks_folder(tmp_path, config), ".claude/settings.json", message)
+
+
+def test_a_scenario_with_anchors_is_refused_like_a_recipe(tmp_path, env):
+    (tmp_path / "laughs.yaml").write_text("turns:\n" + "".join(f"  {line}\n" for line in LAUGHS).replace("  a:", "  - a:", 1))
+    (tmp_path / "alias.yaml").write_text("x: &x {tool: shell}\nturns: [*x]\n")
+    for name in ("laughs.yaml", "alias.yaml"):
+        args = ("check", SPEC, "--hooks", str(ROOT / "examples" / "hooks"), "--scenario", name, "--results", "out")
+        one_line(probe(*args, cwd=tmp_path, env=env, timeout=30), 2, f"invalid scenario {name}:", "anchors and aliases")
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- probe import: the person's log (item 8)
+
+
+def log_line(**kw) -> dict:
+    """One line as record.py writes it."""
+    return {
+        "recorder": 1,
+        "agent": "vscode",
+        "event": "Stop",
+        "argv": [".probe-recorder/record.py", "vscode", "Stop"],
+        "cwd": "/w",
+        "cwd_relative": ".",
+        "workspace": "/w",
+        "home": "/h",
+        "pid": 7,
+        "started_at": "2026-01-05T10:20:30.123Z",
+        "ended_at": "2026-01-05T10:20:30.200Z",
+        "duration_s": 0.077,
+        "platform": {"system": "Linux", "machine": "x86_64"},
+        "env_names": ["PATH"],
+        "env_versions": {"VSCODE_VERSION": "1.139.1"},
+        "product": {},
+        "payload": {"hook_event_name": "Stop"},
+        "stdin_eof": True,
+        **kw,
+    }
+
+
+def imported(tmp_path: Path, lines: list[dict], env: dict | None = None) -> subprocess.CompletedProcess:
+    log = tmp_path / "ws" / ".probe-recorder" / "log.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return probe("import", "ws", "--results", "out", cwd=tmp_path, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("stamp", ["2026-01-05T10:20:30\0.123Z", "2026-01-05/10:20:30.123Z", "2026-01-05\n10:20:30.123Z"])
+def test_an_imported_time_that_would_reach_the_file_name_is_one_line(tmp_path, stamp):
+    """fromisoformat takes any one character between date and time: a NUL, `/` or newline
+    would have made the record's file name."""
+    line = one_line(imported(tmp_path, [log_line(started_at=stamp)]), 2, "log.jsonl:1: not a recorder log line")
+    assert "is not an ISO 8601 time with a zone" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_imported_record_is_named_by_its_utc_time(tmp_path):
+    proc = imported(tmp_path, [log_line(started_at="2026-01-05T12:20:30.5+02:00")])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "out/vscode/_recorded/1.139.1/recorded-20260105T102030Z.json"
+
+
+def test_an_imported_line_or_record_over_what_readers_accept_is_one_line(tmp_path):
+    big = log_line(payload={"x": "y" * limits.EVIDENCE_MAX_BYTES})
+    line = one_line(imported(tmp_path, [log_line(), big]), 2, "log.jsonl:2: a line of")
+    assert f"over the limit of {limits.EVIDENCE_MAX_BYTES}" in line
+    assert not (tmp_path / "out").exists()
+    many = [log_line(payload={"x": "y" * (limits.EVIDENCE_MAX_BYTES // 10)}) for _ in range(12)]  # each fits, not all
+    line = one_line(imported(tmp_path, many), 2, "the record of vscode 1.139.1 (12 lines) would be unreadable")
+    assert "split the log" in line
+    assert not (tmp_path / "out").exists()

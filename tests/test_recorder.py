@@ -111,6 +111,36 @@ def test_round_trip_vscode_payloads(workspace, tmp_path, capsys):
     assert [r for r in tables.load(results)] == []
 
 
+def test_import_redacts_as_a_driven_run(workspace, tmp_path, capsys, monkeypatch):
+    """The caller's secret-named variables' values (URL-encoded too), an Authorization
+    header, and a secret-named variable in any case under env_versions: as collect.scrub
+    and run.py redact a driven run's."""
+    monkeypatch.setenv("PROBE_TEST_DEPLOY_TOKEN", "caller/secret+value")
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_input": {
+            "command": "curl -H 'Authorization: Bearer plain-bearer-value' https://h/?t=caller%2fsecret%2bvalue",
+            "headers": {"authorization": "Basic dXNlcjpwYXNzd29yZA=="},
+            "note": "the caller/secret+value is here",
+        },
+    }
+    assert record(workspace, "PreToolUse", payload).returncode == 0
+    log = workspace / FOLDER / LOG
+    line = json.loads(log.read_text())
+    line["env_versions"] = {"Session_Auth_Version": "1.2.3", "VSCODE_VERSION": "1.139.1"}  # a hand-edited log
+    log.write_text(json.dumps(line) + "\n")
+    capsys.readouterr()
+    assert main(["import", str(workspace), "--results", str(tmp_path / "results")]) == 0
+    [path] = [Path(p) for p in capsys.readouterr().out.split()]
+    text = path.read_text()
+    for clear in ("caller/secret+value", "caller%2fsecret%2bvalue", "plain-bearer-value", "dXNlcjpwYXNzd29yZA", "1.2.3"):
+        assert clear not in text, clear
+    inv = load_evidence(path)["invocations"][0]
+    assert inv["payload"]["tool_input"]["headers"]["authorization"] == "<redacted>"
+    assert inv["payload"]["tool_input"]["note"] == "the <redacted> is here"
+    assert inv["env"] == {"Session_Auth_Version": "<redacted>", "VSCODE_VERSION": "1.139.1"}
+
+
 def test_recorder_refuses_a_non_empty_directory(tmp_path, capsys):
     (tmp_path / "rec").mkdir()
     (tmp_path / "rec" / "mine.txt").write_text("x")

@@ -107,6 +107,33 @@ def test_hex_and_url_encoded_secrets_are_scrubbed():
         assert redact_text(f"x {form} y", secrets) == "x <redacted> y"
 
 
+def test_url_escapes_in_either_case_are_scrubbed():
+    """Python (and most encoders) write `%2F`; others, and people, `%2f`."""
+    secrets = known_secrets({"BUILD_SECRET": "canary/value+0011 x"})
+    for form in ("canary%2Fvalue%2B0011%20x", "canary%2fvalue%2b0011%20x", "canary%2fvalue%2b0011+x", "canary%2Fvalue%2B0011+x"):
+        assert redact_text(f"https://h/?t={form}&n=1", secrets) == "https://h/?t=<redacted>&n=1"
+
+
+@pytest.mark.parametrize(
+    "text, scrubbed",
+    [
+        ("Authorization: Bearer plain-bearer-value", "Authorization: Bearer <redacted>"),
+        ("curl -H 'authorization: basic dXNlcjpwYXNz' https://h", "curl -H 'authorization: basic <redacted>' https://h"),
+        ('{"Proxy-Authorization": "Negotiate abcdefgh"}', '{"Proxy-Authorization": "Negotiate <redacted>"}'),
+        ("-H x-api-key:plainkey123", "-H x-api-key:<redacted>"),
+        ("clear authorization context: pentesting", "clear authorization context: pentesting"),  # a system prompt's words
+        ("authorization: none", "authorization: none"),
+    ],
+)
+def test_credential_headers_written_out_lose_their_value(text, scrubbed):
+    assert redact_text(text) == scrubbed
+
+
+def test_credential_header_keys_are_redacted_in_any_case():
+    payload = {"headers": {"Authorization": "Basic plainvalue", "cookie": "s=1", "X-Api-Key": "k"}, "author": "me"}
+    assert redact(payload) == {"headers": {"Authorization": REDACTED, "cookie": REDACTED, "X-Api-Key": REDACTED}, "author": "me"}
+
+
 def test_known_secret_values_are_scrubbed_elsewhere():
     secrets = known_secrets({"MY_TOKEN": "hunter2-value"})
     assert redact_text("login with hunter2-value now", secrets) == f"login with {REDACTED} now"
