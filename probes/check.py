@@ -12,6 +12,7 @@ without any hook)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -110,7 +111,12 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
             if len(found) >= HOOK_CONFIGS_MAX:
                 raise InputError(f"--hooks {folder}: more than {HOOK_CONFIGS_MAX} hook config files; point it at the hooks only")
             data = load_config(path, label)
-            entries = user_entries(source, data, label)
+            try:
+                entries = user_entries(source, data, label)
+            except OverflowError:  # a timeout of 400 digits
+                raise InputError(f"{label}: a timeout too large to read") from None
+            if any(e.timeout_s is not None and not math.isfinite(e.timeout_s) for e in entries):
+                raise InputError(f"{label}: a timeout that is not a finite number")
             if len(entries) > HOOKS_PER_CONFIG_MAX:
                 raise InputError(f"{label}: {len(entries)} command hooks, over the limit of {HOOKS_PER_CONFIG_MAX} in one file")
             found.append(ConfigFile(source, path, label, data, entries))

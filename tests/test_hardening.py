@@ -688,12 +688,17 @@ def test_hooks_are_capped_per_config_and_in_all(tmp_path, env):
     assert not (tmp_path / "b" / "out").exists()
 
 
+TIMED = '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": %s}]}]}}'
+
+
 @pytest.mark.parametrize(
     "config, message",
     [
         ('{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "a\\u0000b"}]}]}}', "contains a NUL"),
         (" " * (limits.HOOK_CONFIG_MAX_BYTES + 1), "over the limit of"),
         ('{"hooks": ' + "1" * 5000 + "}", "not valid JSON"),
+        (TIMED % ("1" + "0" * 400), "a timeout too large to read"),
+        (TIMED % "1e999", "a timeout that is not a finite number"),
     ],
 )
 def test_odd_configs_are_one_line(tmp_path, env, config, message):
