@@ -85,7 +85,8 @@ def evidence_problem(path: Path, text: str, blobs: Mapping[str, bytes] | None = 
     try:
         parse_evidence(path, data, Blobs(dict(blobs or {})))
     except InputError as e:
-        return str(e).removeprefix(f"{path}: ")
+        why = str(e).removeprefix(f"{path}: ")
+        return why.removeprefix("not an evidence record (").removesuffix(")") if why.startswith("not an evidence") else why
     return None
 
 

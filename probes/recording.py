@@ -387,9 +387,8 @@ def import_log(directory: Path, results: Path) -> list[Path]:
                 text = json.dumps(record, indent=2, sort_keys=True) + "\n"
         problem = evidence_problem(target, text)
         if problem:
-            raise InputError(
-                f"{path}: the record of {agent} {safe} ({len(group)} lines) would be unreadable: {problem}; split the log"
-            )
+            split = "; split the log" if "that readers accept" in problem else ""
+            raise InputError(f"{path}: the record of {agent} {safe} ({len(group)} lines) would be unreadable: {problem}{split}")
         out.append((target, text))
     for target, text in out:
         write_atomic(target, text, "recorded evidence", "check --results")
