@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import options
 from .errors import InputError, ProbeError
 from .options import UsageError, agent_named, recipe_named, spec_of
+from .stopping import Interrupted, on_stop_signals
 
 if TYPE_CHECKING:
     from .evidence import Evidence
@@ -396,11 +397,16 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    # SIGINT and SIGTERM (Ctrl-C, `timeout`, a cancelled CI job) raise Interrupted once, in
+    # this process only; every command unwinds from it within a bound (stopping.py)
+    stopper = on_stop_signals()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `probe cite ... | head`: end quietly, as other tools do
     try:
         args = parser().parse_args(argv)
         status: int = args.func(args)
+        held = stopper.settle()
+        if held:  # taken during a run directory's removal, and the command ended meanwhile
+            raise Interrupted(held)
         return status
     except UsageError as e:
         print(f"probe: {e} (see probe --help)", file=sys.stderr)
@@ -408,8 +414,9 @@ def main(argv: list[str] | None = None) -> int:
     except ProbeError as e:
         print(f"probe: {e}", file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print("probe: interrupted; no evidence written for the unfinished probe", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        name = e.name if isinstance(e, Interrupted) else "SIGINT"
+        print(f"probe: interrupted ({name}); no evidence written for the unfinished probe", file=sys.stderr, flush=True)
         return 130
     except Exception as e:  # a bug: still one line (PROBE_DEBUG=1 shows the traceback)
         if os.environ.get("PROBE_DEBUG"):

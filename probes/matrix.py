@@ -9,7 +9,6 @@ import json
 import os
 import re
 import resource
-import signal
 import statistics
 import sys
 import time
@@ -20,13 +19,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import install, schedule, spec
+from . import install, schedule, spec, stopping
 from .agents import AGENTS, Agent
 from .agents import get as get_agent
 from .errors import InputError, ProbeError
 from .limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, read_bounded
 from .recipes import Recipe, load_all
-from .runner.jail import die_with_parent
 
 
 @dataclass
@@ -226,12 +224,20 @@ def run(cells: list[Cell], results: Path, jobs: int | None = None, repeat: int =
             report(c)
     done = [c for c in cells if c.status == "failed"]
     p = schedule.policy(jobs, schedule.cores())
-    # A worker ends with the matrix that started it, even when that one is SIGKILLed.
-    with ProcessPoolExecutor(max_workers=p.cap, initializer=die_with_parent, initargs=(signal.SIGKILL, os.getpid())) as pool:
-        work = partial(_run_cell, results=str(results), repeat=repeat)
+    # A worker ends with the matrix that started it, even when that one is SIGKILLed; on
+    # SIGINT or SIGTERM (Ctrl-C, `timeout`, a cancelled job) the pool is stopped within
+    # stopping.STOP_GRACE_S, each cell running then ends as an interrupted probe does.
+    pool = ProcessPoolExecutor(max_workers=p.cap, initializer=stopping.worker_init, initargs=(os.getpid(),))
+    try:
+        work = partial(stopping.in_cell, partial(_run_cell, results=str(results), repeat=repeat))
         for cell in schedule.schedule(pool, work, todo, p, schedule.CpuGauge(), failed=_worker_died):
             done.append(cell)
             report(cell)
+    except BaseException:
+        report(None)  # a terminal's bar ends its line before the one line that says why
+        stopping.stop(pool)
+        raise
+    pool.shutdown()
     report(None)
     key = {(c.spec, c.recipe): i for i, c in enumerate(cells)}
     return sorted(done, key=lambda c: key[c.spec, c.recipe])

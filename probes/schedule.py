@@ -6,7 +6,7 @@ in /proc, not guessed: how many of them are runnable (state R: computing or wait
 core, so other load on the machine does not hide it) and how much CPU time they use (every
 thread counts). A cell that computes holds further starts back; cells that wait let more in.
 Timing-sensitive recipes therefore see about the contention of one cell per core (the old
-default), however many cells wait beside them."""
+default), however many cells wait beside them. How its workers end on a signal: stopping.py."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from .limits import MAX_JOBS
+from .stopping import held
 
 PROC = Path("/proc")
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -165,7 +166,8 @@ def schedule(
         while queue and admit(p, len(running), idle, clock() - last_start):
             item = queue.popleft()
             try:
-                running[pool.submit(work, item)] = item
+                with held():  # a worker forked or spawned now starts with them held
+                    running[pool.submit(work, item)] = item
             except BrokenExecutor as e:
                 if failed is None:
                     raise

@@ -228,7 +228,7 @@ def test_ctrl_c_leaves_nothing_running_and_nothing_written(spec, recipe, real_to
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does to the foreground group
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
-    assert err.strip() == "probe: interrupted; no evidence written for the unfinished probe"
+    assert err.strip() == "probe: interrupted (SIGINT); no evidence written for the unfinished probe"
     assert not (tmp_path / "results").exists()
     assert list(tmp.iterdir()) == []
     assert processes_with(str(tmp)) == []

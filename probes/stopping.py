@@ -1,0 +1,178 @@
+"""How `probe` ends on SIGINT or SIGTERM (Ctrl-C, `timeout`, a cancelled CI job, `docker
+stop`), in `probe` itself and in the worker processes of `matrix`, `bump`, `bisect` and
+`timeline --fill`: every process gone within a bound, one line, exit 130, nothing written for
+an unfinished probe.
+
+- `probe` itself raises Interrupted once (`on_stop_signals`); each command unwinds as after
+  Ctrl-C: a probe stops its runner and removes its run directory.
+- A worker ignores SIGINT and dies of SIGTERM while it waits for a cell (`worker_init`), so
+  it never dies of a Python exception inside the pool's queue, holding its lock (which would
+  block every other worker, and the parent waiting on them, for good). While it runs a cell
+  (`in_cell`) either signal ends the cell as Ctrl-C ends `probe run`, then the worker exits.
+- The parent stops its pool (`stop`): cells not started are cancelled, every worker is sent
+  SIGTERM, and any still there after STOP_GRACE_S is SIGKILLed (its run then ends through the
+  runner's namespace, and the next probe removes its run directory).
+- A signal that arrives while a run directory is being removed is taken once the removal is
+  done (`tearing_down`): an exception there would leave half of it behind.
+
+Standard library only: `probe run` imports this at start-up."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.process import BaseProcess
+
+STOPPING = (signal.SIGINT, signal.SIGTERM)
+STOP_GRACE_S = 15.0  # a cell's own ending: its runner's (up to 10 s) and its run directory's removal
+KILLED_GRACE_S = 5.0  # after SIGKILL: only the kernel's part is left
+RECHECK_S = 0.05  # a signal held during a removal is taken this long after it, or later
+INTERRUPTED_EXIT = 130
+
+R = TypeVar("R")
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM: `name` says which."""
+
+    def __init__(self, name: str = "SIGINT") -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def tearing_down(frame: FrameType | None) -> bool:
+    """A run directory is being removed (rundirs.remove on the stack)."""
+    while frame is not None:
+        if frame.f_code.co_name == "remove" and str(frame.f_globals.get("__name__", "")).endswith("rundirs"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class Stopper:
+    """A handler for SIGINT and SIGTERM that raises Interrupted once, in process `owner`
+    only; a signal during a run directory's removal is taken when it is done."""
+
+    def __init__(self, owner: int | None = None) -> None:
+        self.owner = os.getpid() if owner is None else owner
+        self.received: str | None = None  # the first signal's name
+        self.raised = False
+
+    def install(self) -> None:
+        for s in STOPPING:
+            signal.signal(s, self)
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self.owner or self.raised:
+            return  # a worker forked before its initializer ran (its parent stops it), or again while the first unwinds
+        if signum != signal.SIGALRM and self.received is None:
+            self.received = signal.Signals(signum).name
+        if self.received is None:
+            return
+        if tearing_down(frame):
+            signal.signal(signal.SIGALRM, self)
+            signal.setitimer(signal.ITIMER_REAL, RECHECK_S)
+            return
+        self.raised = True
+        raise Interrupted(self.received)
+
+    def settle(self) -> str | None:
+        """The work is done: no held signal is taken later; the first one received, if any."""
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return self.received
+
+
+def on_stop_signals() -> Stopper:
+    """`probe` itself: SIGINT and SIGTERM raise Interrupted once."""
+    stopper = Stopper()
+    stopper.install()
+    return stopper
+
+
+# ---------------------------------------------------------------- worker processes
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back in this thread while it starts workers (a pool forks or
+    spawns them in `submit`): a worker begins with them blocked and takes them only once its
+    initializer has said what they do, so none dies by its parent's handler."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def worker_init(parent: int) -> None:
+    """A pool's initializer: the worker dies with `parent` (even a SIGKILLed one), ignores
+    SIGINT and dies of SIGTERM until it runs a cell."""
+    from .runner.jail import die_with_parent
+
+    die_with_parent(signal.SIGKILL, parent)
+    _idle()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)  # held by the parent's `held`: one sent meanwhile is dropped
+
+
+def _idle() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C: the parent decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # from the parent (`stop`) or to the group: die, holding nothing
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def in_cell(fn: Callable[..., R], *args: Any) -> R:
+    """Run one cell in a worker: SIGINT or SIGTERM ends it as Ctrl-C ends a probe, and then
+    the worker (os._exit: its pool is being stopped, and the pool's queues may be unusable by
+    now; nothing is handed back)."""
+    stopper = Stopper()
+    stopper.install()
+    try:
+        result = fn(*args)
+        _idle()  # before anything else can be taken
+        if stopper.received:  # held during a removal, not taken since: the cell ended meanwhile
+            os._exit(INTERRUPTED_EXIT)
+        return result
+    except KeyboardInterrupt:
+        os._exit(INTERRUPTED_EXIT)
+    finally:
+        _idle()
+
+
+def stop(pool: ProcessPoolExecutor, grace_s: float = STOP_GRACE_S) -> None:
+    """End `pool` now, waiting at most `grace_s` (then SIGKILL): cells not started are
+    cancelled, every worker is sent SIGTERM (an idle one dies; one in a cell ends it and
+    exits). The workers' runs end with them."""
+    workers = [w for w in (pool._processes or {}).values() if w.pid]
+    pool.shutdown(wait=False, cancel_futures=True)
+    _signal(workers, signal.SIGTERM)
+    left = _wait_gone(workers, grace_s)
+    _signal(left, signal.SIGKILL)
+    _wait_gone(left, KILLED_GRACE_S)
+
+
+def _signal(workers: Sequence[BaseProcess], signum: int) -> None:
+    for w in workers:
+        with contextlib.suppress(OSError):
+            os.kill(w.pid or 0, signum)
+
+
+def _wait_gone(workers: Sequence[BaseProcess], timeout_s: float) -> list[BaseProcess]:
+    """The workers still there after `timeout_s` (a worker's sentinel is ready once it ended)."""
+    from multiprocessing.connection import wait
+
+    pending = {w.sentinel: w for w in workers}
+    deadline = time.monotonic() + timeout_s
+    while pending and (left := deadline - time.monotonic()) > 0:
+        for ready in wait(list(pending), timeout=left):
+            if isinstance(ready, int):
+                pending.pop(ready, None)
+    return list(pending.values())
