@@ -30,7 +30,9 @@ from .catalog import NAME_RE
 from .collect import edited
 from .errors import InputError
 from .limits import HOOK_CONFIG_MAX_BYTES, HOOK_CONFIGS_MAX, HOOKS_MAX, HOOKS_PER_CONFIG_MAX, JSON_MAX_DEPTH
+from .rundirs import RunDirs
 from .runner import untrusted
+from .runner.contract import ShimConfig, ShimEntry
 from .scenarios import Scenario
 
 SHELL = "bash"  # both CLIs document a hook's command as a bash command
@@ -48,6 +50,7 @@ class StepReport(TypedDict):
     tool: str | None  # the CLI's tool name the model called
     ran: bool | None  # with the hooks (None: the scenario cannot tell)
     control_ran: bool | None  # without them
+    command: str | None  # a shell step's command
 
 
 class HookReport(TypedDict):
@@ -318,20 +321,77 @@ def copy_folder(folder: Path, workspace: Path) -> None:
 
 
 NEUTRAL = "cat >/dev/null"  # a hook left out of an isolating session: reads its input, answers nothing
+WATCHED_SHELLS = ("/bin/sh", "/bin/bash")  # what every CLI starts hooks and tool commands with
+SHELLS_LOG_MAX = 16 * 1024 * 1024  # shells.jsonl: one line per shell started, each at most 64 KiB
 
 
-def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequence[Configured], shim: str, keep: set[str]) -> None:
-    """The user's config files in the workspace, each command replaced by the shim's (the
-    rest of each file as written: timeouts, matchers, other keys); a hook not in `keep` by a
-    neutral command."""
+def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequence[Configured], keep: set[str]) -> None:
+    """A session in which only the hooks in `keep` run: the user's config files rewritten
+    with every other hook's command a neutral one (the rest of each file as written). With
+    every hook kept the copied files stay byte for byte the user's."""
+    if keep == {h.key for h in hooks}:
+        return
     n = 0
     for c in configs:
         data = json.loads(json.dumps(c.data))  # a copy: the user's parsed file stays as read
         for e in user_entries(c.source, data, c.label):
-            key = hooks[n].key
-            e.holder[e.command_key] = f"{shim} {shlex.quote(key)}" if key in keep else NEUTRAL
+            if hooks[n].key not in keep:
+                e.holder[e.command_key] = NEUTRAL
             n += 1
         write_json(workspace / c.label, data)
+
+
+def watch_shells(run: RunDirs, python: str, hooks: Sequence[Configured], keep: set[str]) -> tuple[dict[str, str], str]:
+    """What the jail binds for runner/shim.py to watch the session's shells: each system
+    shell's real path -> an empty file the real binary is bound over (in the run's bin), and
+    the launcher bound over the shells; shim.json, which names the hooks by their commands."""
+    real = {}
+    for shell in WATCHED_SHELLS:
+        path = os.path.realpath(shell)
+        if os.path.isfile(path) and path not in real:
+            saved = run.bin / f"real-{os.path.basename(path)}"
+            saved.touch(mode=0o755)
+            real[path] = str(saved)
+    launcher = run.bin / "watched-shell"
+    launcher.write_text(
+        f"#!{os.path.realpath(python)} -SEs\n"
+        f"import sys\nsys.path.insert(0, {str(run.bin)!r})\nimport shim\n"
+        f"sys.exit(shim.main({str(run.bin / 'shim.json')!r}))\n"
+    )
+    launcher.chmod(0o755)
+    by_command: dict[str, list[ShimEntry]] = {}
+    for h in hooks:
+        if h.key in keep:
+            by_command.setdefault(h.command, []).append(ShimEntry(key=h.key, event=h.native))
+    config = ShimConfig(records=str(run.records), log=str(run.records / "shells.jsonl"), real=real, hooks=by_command)
+    (run.bin / "shim.json").write_text(json.dumps(config))
+    return real, str(launcher)
+
+
+def shells_started(run: RunDirs, hook_pids: set[int]) -> list[str]:
+    """The command strings of the shells the session started outside its hooks (shells.jsonl,
+    the session's own file: read as untrusted, bad lines skipped)."""
+    try:
+        data = untrusted.read(run.root, "records/shells.jsonl", SHELLS_LOG_MAX)
+    except untrusted.Refused:
+        return []
+    out = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            entry = json.loads(line)
+            pids = {entry["pid"], *entry["ancestors"]}
+            if not pids & hook_pids and isinstance(entry["command"], str):
+                out.append(entry["command"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def command_ran(command: str, shells: Sequence[str]) -> bool:
+    """Whether a shell was started to run `command`: its string holds the command as written,
+    or quoted inside single quotes as a CLI that wraps it in `eval '...'` writes it."""
+    spellings = {command, command.replace("'", "'\\''"), command.replace("'", "'\"'\"'")}
+    return any(s in started for started in shells for s in spellings)
 
 
 def workspace_files(root: Path) -> dict[str, untrusted.Entry]:
@@ -360,9 +420,12 @@ def changed_files(root: Path, before: Mapping[str, untrusted.Entry]) -> dict[str
     return out
 
 
-def steps_of(scenario: Scenario, cwd: Path, log: Sequence[dict[str, Any]]) -> tuple[list[StepReport], list[str]]:
-    """Whether each tool step ran, read off the workspace (its marker, the file it wrote or
-    removed) or, for a read, off the tool result the model got; and the tools the CLI called."""
+def steps_of(
+    scenario: Scenario, cwd: Path, log: Sequence[dict[str, Any]], shells: Sequence[str] | None
+) -> tuple[list[StepReport], list[str]]:
+    """Whether each tool step ran: a shell step's command from the shells the session started
+    (`shells`; None: not watched, so it cannot be told), or its marker; a file step off the
+    workspace; a read off the tool result the model got; and the tools the CLI called."""
     from .plan import marker_path
 
     replies = [r["reply"] for r in log if r.get("reply") and not r["reply"].get("aux")]
@@ -378,9 +441,7 @@ def steps_of(scenario: Scenario, cwd: Path, log: Sequence[dict[str, Any]]) -> tu
         if step.tool == "shell" and step.command is None and path:
             ran = untrusted.exists(cwd, path)
         elif step.tool == "shell" and step.command:
-            words = step.command.split()
-            if len(words) == 2 and words[0] == "rm" and words[1] in scenario.files:
-                ran = not untrusted.exists(cwd, words[1])
+            ran = None if shells is None else command_ran(step.command, shells)
         elif step.tool == "create_file" and path:
             ran = untrusted.exists(cwd, path)
         elif step.tool == "edit_file" and path:
@@ -392,7 +453,7 @@ def steps_of(scenario: Scenario, cwd: Path, log: Sequence[dict[str, Any]]) -> tu
             ran = untrusted.exists(cwd, "probe-subagent.txt")
         if name is None and any(r.get("missing_tool") == step.tool for r in replies):
             ran = False
-        out.append({"kind": step.tool, "tool": name, "ran": ran, "control_ran": None})
+        out.append({"kind": step.tool, "tool": name, "ran": ran, "control_ran": None, "command": step.command})
     return out, used
 
 
@@ -416,8 +477,7 @@ def run_session(
     from .plan import Hooks, runner_plan, workspace
     from .recipes import ResolvedRecipe
     from .run import RUNNER_FILES, Probed, build_evidence, load_record_modules
-    from .rundirs import RunDirs
-    from .runner.contract import HookEntry, ShimConfig, ShimEntry
+    from .runner.contract import HookEntry
 
     backend = BACKENDS[backend_name]
     name = f"check-{scenario.name}{variant}"
@@ -460,16 +520,16 @@ def run_session(
                 for c in configs:
                     (run.workspace / c.label).unlink()
             else:
-                python = backend.python()
-                shim = " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(run.bin / "shim.py")))
-                install_hooks(run.workspace, configs, hooks, shim, keep)
-                entries = {h.key: ShimEntry(event=h.native, command=h.command, shell=SHELL) for h in hooks}
-                (run.bin / "shim.json").write_text(json.dumps(ShimConfig(records=str(run.records), hooks=entries)))
+                install_hooks(run.workspace, configs, hooks, keep)
+            shells, launcher = watch_shells(run, backend.python(), hooks, keep or set())
             for rel, content in scenario.files.items():
                 (run.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
                 (run.workspace / rel).write_text(content)
             before = workspace_files(run.workspace)
             plan = runner_plan(agent, prefix, recipe, run, backend.node_dir())
+            jail = plan.get("jail")
+            if jail:
+                jail["shells"], jail["wrapper"] = shells, launcher
         except BaseException:
             launch.cancel()
             raise
@@ -482,9 +542,13 @@ def run_session(
 
         regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks] if not control else []
         sidecar = {h.key: HookEntry(event=h.native, canonical=h.canonical or h.native, behavior={}) for h in hooks}
-        collected, secrets = collect(recipe, run, Hooks(regs, sidecar if not control else {}), plan, ran.result, prefix)
+        collected, secrets = collect(
+            recipe, run, Hooks(regs, sidecar if not control else {}), plan, ran.result, prefix, backend.python()
+        )
         log = read_jsonl(Path(plan["model_log"]))
-        steps, used = steps_of(scenario, Path(plan["cwd"]), log)
+        watched = (ran.result.get("jail") or {}).get("filesystem", "host") != "host"
+        started = shells_started(run, {inv.pid for inv in collected.invocations}) if watched else None
+        steps, used = steps_of(scenario, Path(plan["cwd"]), log, started)
         main = [r for r in log if r.get("reply") and not r["reply"].get("aux") and not r["reply"].get("subagent")]
         texts = [m["text"] for r in log for m in r["messages"]]
         results = [m["text"] for m in main[-1]["messages"] if m["role"] == "tool"] if main else []
@@ -492,10 +556,9 @@ def run_session(
         for c in configs:  # the config files the check wrote are not the session's doing
             changes.pop(c.label, None)
         records: dict[str, list[dict[str, Any]]] = {}
-        for inv in collected.invocations:
-            key = next((k for k, e in sidecar.items() if inv.argv[-1:] == [k]), None)
-            if key:
-                records.setdefault(key, []).append(inv.model_dump(mode="json"))
+        for inv in collected.invocations:  # each record names its hook by the key shim.json gave it
+            if inv.config_index is not None and inv.config_index < len(hooks):
+                records.setdefault(hooks[inv.config_index].key, []).append(inv.model_dump(mode="json"))
         # The tool names hooks were told, or would be (Codex tells its hooks Bash for exec_command).
         told = {inv.payload.get("tool_name") for inv in collected.invocations if isinstance(inv.payload, dict)}
         told |= {agent.hook_tool_names[t] for t in used if t in agent.hook_tool_names}

@@ -185,19 +185,67 @@ def test_matchers():
 # ---------------------------------------------------------------- the shim, as the CLI runs it
 
 
-def shim_run(tmp_path: Path, command: str, stdin: bytes) -> tuple[subprocess.CompletedProcess[bytes], dict]:
+def shim_launcher(tmp_path: Path, hooks: dict) -> tuple[Path, Path]:
+    """The watched shell as the check installs it: a launcher of shim.py with its config (here
+    not bound over the system's shells: the launcher itself is the shell, bash the real one)."""
     bin_ = tmp_path / "bin"
     bin_.mkdir()
     for name in ("shim.py", "hook.py"):
         shutil.copy(SHIM.parent / name, bin_ / name)
-    (tmp_path / "records").mkdir()
-    config = {"records": str(tmp_path / "records"), "hooks": {"k": {"event": "preToolUse", "command": command, "shell": "bash"}}}
+    records = tmp_path / "records"
+    records.mkdir()
+    bash = os.path.realpath(shutil.which("bash") or "/bin/bash")
+    config = {"records": str(records), "log": str(records / "shells.jsonl"), "real": {bash: bash}, "hooks": hooks}
     (bin_ / "shim.json").write_text(json.dumps(config))
-    proc = subprocess.run(
-        [sys.executable, "-S", "-E", "-s", str(bin_ / "shim.py"), "k"], input=stdin, capture_output=True, timeout=30
+    launcher = bin_ / "watched-shell"
+    launcher.write_text(
+        f"#!{os.path.realpath(sys.executable)} -SEs\nimport sys\nsys.path.insert(0, {str(bin_)!r})\nimport shim\n"
+        f"sys.exit(shim.main({str(bin_ / 'shim.json')!r}))\n"
     )
-    [record] = [json.loads(p.read_text()) for p in (tmp_path / "records").glob("*.json")]
+    launcher.chmod(0o755)
+    return launcher, records
+
+
+def shim_run(tmp_path: Path, command: str, stdin: bytes) -> tuple[subprocess.CompletedProcess[bytes], dict]:
+    launcher, records = shim_launcher(tmp_path, {command: [{"key": "0-preToolUse", "event": "preToolUse"}]})
+    proc = subprocess.run([str(launcher), "--norc", "--noprofile", "-c", command], input=stdin, capture_output=True, timeout=30)
+    [record] = [json.loads(p.read_text()) for p in records.glob("*.json")]
     return proc, record
+
+
+@pytest.mark.parametrize(
+    "args, string",
+    [
+        (["-c", "echo a"], "echo a"),
+        (["--norc", "--noprofile", "-c", "echo a"], "echo a"),
+        (["-c", "-l", "echo a"], "echo a"),
+        (["-lc", "echo a", "name", "arg"], "echo a"),
+        (["-o", "pipefail", "-c", "echo a"], "echo a"),
+        (["script.sh", "-c"], None),
+        (["-l"], None),
+        ([], None),
+    ],
+)
+def test_the_shims_reading_of_a_shells_arguments(args, string):
+    from probes.runner.shim import command_string
+
+    assert command_string(args) == string
+
+
+def test_a_shell_that_is_no_hook_is_logged_and_replaced_by_the_real_one(tmp_path):
+    launcher, records = shim_launcher(tmp_path, {"hook.sh": [{"key": "0-preToolUse", "event": "preToolUse"}]})
+    proc = subprocess.run([str(launcher), "-c", "echo $0 ran"], capture_output=True, text=True, timeout=30)
+    assert proc.stdout == f"{launcher} ran\n"  # the real shell, with the argv the shell was given
+    [line] = [json.loads(x) for x in (records / "shells.jsonl").read_text().splitlines()]
+    assert line["command"] == "echo $0 ran" and line["ancestors"][0] == os.getpid()
+    assert not list(records.glob("*.json"))  # no hook record
+
+
+def test_a_step_is_found_in_the_string_its_shell_was_started_with():
+    cmd = "curl -s -o fetched.txt 'file:///etc/hostname'; echo ran > curl-ran.txt"
+    claude_style = "source snap && eval '" + cmd.replace("'", "'\\''") + "' < /dev/null && pwd -P >| /tmp/cwd"
+    assert check.command_ran(cmd, ["env", claude_style])
+    assert check.command_ran(cmd, [cmd]) and not check.command_ran(cmd, ["env", "curl -s"])
 
 
 def test_the_shim_passes_bytes_and_exit_code_through(tmp_path):
@@ -218,10 +266,10 @@ def test_the_users_files_are_never_touched(tmp_path):
     agent, configs, hooks = check.prepare("copilot", folder)
     ws = tmp_path / "ws"
     check.copy_folder(folder, ws)
-    check.install_hooks(ws, configs, hooks, "SHIM", {hooks[0].key})
+    check.install_hooks(ws, configs, hooks, {hooks[0].key})
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
     written = json.loads((ws / ".github/hooks/policy.json").read_text())["hooks"]["preToolUse"]
-    assert [e["bash"] for e in written] == [f"SHIM {hooks[0].key}", check.NEUTRAL, check.NEUTRAL]
+    assert [e["bash"] for e in written] == [hooks[0].command, check.NEUTRAL, check.NEUTRAL]  # the user's, as written
     assert written[0]["timeoutSec"] == 10  # the rest of each entry as written
 
 

@@ -113,7 +113,6 @@ ALLOWED = {
     "agents/codex.py:_version:read_text": "the CLI install's package.json",
     "agents/codex.py:binary_path:exists": "the CLI install",
     "agents/codex.py:prepare_install:exists": "the CLI install",
-    "agents/config.py:read_config:read_text": "the user's hook config (input)",
     "agents/vscode.py:bundled:exists": "the CLI install's package.json",
     "agents/vscode.py:bundled:read_text": "the CLI install's package.json",
     "agents/vscode.py:node:exists": "the CLI install's bundled node",

@@ -84,18 +84,6 @@ class UserEntry:
     command_key: str
 
 
-def read_config(path: Path, label: str) -> Any:
-    """A config file's JSON, or one line naming the file."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{label}: not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{label}:{e.lineno}: not valid JSON ({e.msg})") from None
-    except OSError as e:
-        raise InputError(f"{label}: cannot read ({e.strerror})") from None
-
-
 def _timeout(value: Any, unit_s: float) -> float | None:
     return float(value) * unit_s if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 

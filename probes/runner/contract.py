@@ -64,6 +64,8 @@ class JailSpec(TypedDict):
     keep: list[str]
     hide: list[str]
     host_mount_ns: NotRequired[str]  # the backend's, so the runner can tell it has its own
+    shells: NotRequired[dict[str, str]]  # probe check: a system shell's real path -> where the real binary is bound
+    wrapper: NotRequired[str]  # what is bound over those shells (the check's launcher of shim.py)
 
 
 class Plan(TypedDict):
@@ -225,18 +227,19 @@ class ExtensionConfig(TypedDict):
 
 
 class ShimEntry(TypedDict):
-    """A user's own hook command, run by shim.py (probe check)."""
+    """A user's own hook, as shim.py knows it (probe check)."""
 
+    key: str  # names its records
     event: str  # the native key it is configured under
-    command: str  # as the user wrote it
-    shell: str  # what runs it: bash -c COMMAND
 
 
 class ShimConfig(TypedDict):
-    """shim.json beside shim.py: key -> entry."""
+    """shim.json: what the watched shells (shim.py) need."""
 
-    records: str
-    hooks: dict[str, ShimEntry]
+    records: str  # where a hook's invocation is recorded
+    log: str  # shells.jsonl: every other shell started with -c, and its string
+    real: dict[str, str]  # a system shell's real path -> where its real binary is bound
+    hooks: dict[str, list[ShimEntry]]  # a configured command, exactly as written -> its hooks
 
 
 class Signal(TypedDict):

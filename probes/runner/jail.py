@@ -8,6 +8,8 @@ before anything of the session starts. Standard library only (ctypes for the sys
     the run directory  the one writable place on the host's disks
     keep paths         (the CLI install, node, the hook's Python) bound back read-only where a
                        hidden directory covered them
+    shells             probe check only: /bin/sh's and bash's binaries covered by the watcher
+                       (shim.py), the real ones bound inside the run directory
 
 Then every process of the session runs without privileges: as `nobody` when the runner is
 the real root, else (a user namespace of an unprivileged caller) with no capabilities; both
@@ -105,6 +107,9 @@ def enter(spec: JailSpec) -> Jailed:
             os.makedirs(path, mode=0o755)
         _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
+    for shell, saved in spec.get("shells", {}).items():  # probe check: the shells, watched
+        _mount(shell, saved, None, MS_BIND)  # the real binary, where the watcher finds it
+        _mount(spec["wrapper"], shell, None, MS_BIND)  # the watcher in its place
     _read_only("/", True, recursive=True)
     for path in hidden:  # scratch space stays writable; a covered HOME does not
         if path in scratch:
