@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 from . import rundirs
 from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
@@ -595,24 +595,34 @@ def flat(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, **specific} if isinstance(specific, dict) else data
 
 
-def answer_of(inv: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None, str | None]:
-    """What one invocation answered: (decision, the JSON object, why it is malformed)."""
+class Answer(NamedTuple):
+    """What one invocation answered, as its agent's docs define an answer."""
+
+    decision: str | None  # block (exit 2), deny, ask, allow, stop, rewrite, context, text, json (no decision); None: nothing
+    data: dict[str, Any] | None  # its JSON object
+    error: str | None  # why it is not an answer at all: the hook is broken
+
+
+def answer_of(inv: dict[str, Any], block_codes: frozenset[int]) -> Answer:
+    """One invocation read as its agent reads it: an exit code the docs give for blocking, a
+    JSON object, plain text, nothing; or no answer at all (killed, not found, not executable,
+    an exit code the docs call an error, output that is not the JSON it looks like)."""
+    if why := broken_why(inv, block_codes):
+        return Answer(None, None, why)
     code = inv.get("exit_code")
+    if code in block_codes:
+        return Answer(f"block (exit {code})", None, None)
     out = (inv.get("output") or "").strip()
-    if code == 2:
-        return "block (exit 2)", None, None
-    if code not in (0, None):
-        return f"exit {code}", None, None
     if not out:
-        return None, None, None
+        return Answer(None, None, None)
     try:
         data = json.loads(out)
     except ValueError as e:
         if out[:1] in "{[":
-            return "malformed-json", None, str(e)
-        return "text", None, None
+            return Answer(None, None, f"stdout is not valid JSON ({e})")
+        return Answer("text", None, None)
     if not isinstance(data, dict):
-        return "malformed-json", None, f"a JSON {type(data).__name__}, not an object"
+        return Answer(None, None, f"stdout is a JSON {type(data).__name__}, not an object")
     merged = flat(data)
     parts = []
     decision = merged.get("permissionDecision") or merged.get("decision")
@@ -624,29 +634,32 @@ def answer_of(inv: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None, s
         parts.append("rewrite")
     if isinstance(merged.get("additionalContext"), str):
         parts.append("context")
-    if not parts:
-        return "json (no decision)", data, None
-    return "+".join(parts), data, None
+    return Answer("+".join(parts) or "json (no decision)", data, None)
 
 
-BLOCKING = ("deny", "block", "stop", "exit")
+BLOCKING = ("deny", "block", "stop")
 
 
 def blocks(decision: str | None) -> bool:
     return any(word in (decision or "") for word in BLOCKING)
 
 
-def broken_why(inv: dict[str, Any]) -> str | None:
+def broken_why(inv: dict[str, Any], block_codes: frozenset[int] = frozenset({2})) -> str | None:
+    """Why an invocation is no answer: the hook did not run to an answer."""
     code = inv.get("exit_code")
+    stderr = " ".join((inv.get("stderr") or "").split())
+    said = f": {stderr[:120]}" if stderr else ""
     if inv.get("killed_by") == "self":
         return f"crashed ({inv.get('killed_by_signal')})"
     if inv.get("killed_by") in ("cli", "harness"):
         who = "the CLI" if inv["killed_by"] == "cli" else "the harness, at the end of the session"
         return f"timed out: killed by {who} ({inv.get('killed_by_signal')}) after {inv.get('duration_s') or '?'} s"
     if code == 127:
-        return "command not found (exit 127)" + (f": {inv['stderr'].strip()[:160]}" if inv.get("stderr") else "")
+        return "command not found (exit 127)" + said
     if code == 126:
-        return "not executable (exit 126)" + (f": {inv['stderr'].strip()[:160]}" if inv.get("stderr") else "")
+        return "not executable (exit 126)" + said
+    if code not in (0, None) and code not in block_codes:
+        return f"exit {code}, an error (the agent blocks on exit {', '.join(map(str, sorted(block_codes)))})" + said
     return None
 
 
@@ -663,6 +676,19 @@ def matcher_matches(matcher: str | None, tools: Sequence[str], matchers: str = "
         return matcher in tools
 
 
+def changed_steps(hooked: Session, control: Session) -> list[str]:
+    """The steps that went otherwise than in the control: ran there and not here, or not
+    there and here (each measured on both sides)."""
+    out = []
+    for s in hooked.steps:
+        if s["ran"] is not None and s["control_ran"] is not None and s["ran"] != s["control_ran"]:
+            what = repr(s.get("command") or s["kind"])
+            out.append(
+                f"{what} did not run (it ran without the hooks)" if s["control_ran"] else f"{what} ran (not without the hooks)"
+            )
+    return out
+
+
 def treated_of(hooked: Session, control: Session) -> str:
     """fail-closed when something that happened without the hooks did not happen with them."""
     stopped = any(s["control_ran"] and s["ran"] is False for s in hooked.steps)
@@ -673,9 +699,27 @@ def settle(report: HookReport, verdict: str, reason: str, treated: str | None = 
     report["verdict"], report["reason"], report["treated"] = verdict, reason, treated
 
 
-def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Session) -> HookReport:
+def not_fired_why(h: Configured, scenario: Scenario, hooked: Session, expected: bool) -> str:
+    tool_event = h.canonical in TOOL_EVENTS
+    if h.canonical is None:
+        return f"{h.native} is no event this harness knows for the agent"
+    if h.canonical not in scenario.events:
+        return f"scenario {scenario.name} does not exercise {h.canonical}"
+    if tool_event and not expected:
+        return f"matcher {h.matcher!r} matches none of the tools called ({', '.join(hooked.tools_used) or 'none'})"
+    return "the CLI did not run it, though the scenario exercises its event"
+
+
+TOOL_EVENTS = ("pre_tool", "post_tool", "post_tool_failure", "permission_request")
+
+
+def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Session, block_codes: frozenset[int]) -> HookReport:
+    """One rule for every agent: `broken` when the hook did not answer as a hook (and how the
+    CLI treated it); `effective` for an answer the agent documents that changed the session
+    against the control (a step, a tool's result, text that reached the model); `ignored`
+    for such an answer that changed nothing; `passive` for no answer; `not-fired`."""
     invs = hooked.records.get(h.key, [])
-    tool_event = h.canonical in ("pre_tool", "post_tool", "post_tool_failure", "permission_request")
+    tool_event = h.canonical in TOOL_EVENTS
     expected = h.canonical in scenario.events and (not tool_event or matcher_matches(h.matcher, hooked.tools_used, h.matchers))
     report: HookReport = {
         "source": h.source,
@@ -692,70 +736,54 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         "expected": expected,
     }
     if not invs:
-        if h.canonical is None:
-            report["reason"] = f"{h.native} is no event this harness knows for the agent"
-        elif h.canonical not in scenario.events:
-            report["reason"] = f"scenario {scenario.name} does not exercise {h.canonical}"
-        elif tool_event and not expected:
-            report["reason"] = (
-                f"matcher {h.matcher!r} matches none of the tools called ({', '.join(hooked.tools_used) or 'none'})"
-            )
-        else:
-            report["reason"] = "the CLI did not run it, though the scenario exercises its event"
+        report["reason"] = not_fired_why(h, scenario, hooked, expected)
         return report
-    changed = treated_of(hooked, control) == "fail-closed"
-    for inv in invs:
-        why = broken_why(inv)
-        if why:
-            settle(report, verdict="broken", reason=why, treated=treated_of(hooked, control))
-            return report
-    answers = [answer_of(inv) for inv in invs]
-    decisions = [d for d, _, _ in answers if d]
-    report["decision"] = ", ".join(dict.fromkeys(decisions)) or None
-    malformed = next((why for d, _, why in answers if d == "malformed-json"), None)
-    if malformed:
-        if changed:
-            settle(
-                report, verdict="broken", treated="fail-closed", reason=f"stdout is not valid JSON ({malformed}); the CLI stopped"
-            )
-        else:
-            settle(
-                report,
-                verdict="ignored",
-                treated="fail-open",
-                reason=f"stdout is not valid JSON ({malformed}); the CLI went on as without it",
-            )
+    answers = [answer_of(inv, block_codes) for inv in invs]
+    report["decision"] = ", ".join(dict.fromkeys(a.decision for a in answers if a.decision)) or None
+    changed = changed_steps(hooked, control)
+    broken = next((a.error for a in answers if a.error), None)
+    if broken:
+        treated = treated_of(hooked, control)
+        went = f"; the CLI {'stopped: ' + changed[0] if treated == 'fail-closed' and changed else 'went on as without it'}"
+        settle(report, verdict="broken", treated=treated, reason=broken + went)
         return report
-    if not decisions:
-        settle(report, verdict="passive", reason="answered nothing (exit 0, no output): nothing to change")
+    decisions = [a.decision for a in answers if a.decision]
+    if not decisions or all(d in ("json (no decision)", "allow", "approve") for d in decisions):
+        what = f"answered {report['decision']}" if decisions else "answered nothing (exit 0, no output)"
+        settle(report, verdict="passive", reason=f"{what}: nothing to change")
         return report
-    contexts = [str(flat(data).get("additionalContext")) for d, data, _ in answers if d and "context" in d and data]
-    texts = [(inv.get("output") or "").strip() for inv, (d, _, _) in zip(invs, answers, strict=True) if d == "text"]
+    contexts = [str(flat(a.data).get("additionalContext")) for a in answers if a.decision and "context" in a.decision and a.data]
+    texts = [(inv.get("output") or "").strip() for inv, a in zip(invs, answers, strict=True) if a.decision == "text"]
     reached = [t for t in contexts + texts if t and any(t in m for m in hooked.model_texts)]
     blocking = any(blocks(d) for d in decisions)
     rewrite = any("rewrite" in d for d in decisions)
+    results_differ = hooked.tool_results != control.tool_results
     if blocking and changed:
-        settle(report, verdict="effective", reason="a step that ran without the hooks did not run with them")
-    elif rewrite and (changed or hooked.tool_results != control.tool_results):
-        settle(report, verdict="effective", reason="the tool's result differs from the control's")
+        settle(report, verdict="effective", reason=f"blocked: {changed[0]}")
+    elif rewrite and (changed or results_differ):
+        settle(report, verdict="effective", reason="rewrote: the tool's result differs from the control's")
     elif reached:
         settle(report, verdict="effective", reason="its text reached the model")
     elif blocking:
-        what = report["decision"]
-        settle(report, verdict="ignored", treated="fail-open", reason=f"answered {what}; every step ran as without the hooks")
+        settle(
+            report,
+            verdict="ignored",
+            treated="fail-open",
+            reason=f"answered {report['decision']}; every step ran as without the hooks",
+        )
     elif rewrite:
         settle(report, verdict="ignored", reason="asked to rewrite; the tool's result is the control's")
     elif contexts or texts:
         wheres = {
             "hookSpecificOutput.additionalContext"
-            if "additionalContext" in (data.get("hookSpecificOutput") or {})
+            if "additionalContext" in (a.data.get("hookSpecificOutput") or {})
             else "additionalContext"
-            for d, data, _ in answers
-            if d and "context" in d and data
+            for a in answers
+            if a.decision and "context" in a.decision and a.data
         }
         wheres |= {"plain stdout"} if texts else set()
         settle(report, verdict="ignored", reason=f"its text ({', '.join(sorted(wheres))}) never reached the model")
-    else:
+    else:  # ask, or another decision this scenario has nothing for
         settle(report, verdict="passive", reason=f"answered {report['decision']}: nothing to change in this scenario")
     return report
 
@@ -811,7 +839,7 @@ def check_version(
     control = run_session(agent, requested, version, scenario, folder, configs, hooks, None, backend)
     hooked = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key for h in hooks}, backend)
     against(hooked, control)
-    verdicts = [verdict_of(h, scenario, hooked, control) for h in hooks]
+    verdicts = [verdict_of(h, scenario, hooked, control, agent.block_exit_codes) for h in hooks]
     # A hook beside one that changed the session (a deny, a fail-closed failure) may look
     # fail-closed, or not run at all (Copilot runs no preToolUse hook after a deny); one beside
     # an effective hook on its event may look ignored (Copilot passes one additionalContext).
@@ -839,7 +867,7 @@ def check_version(
         alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
         against(alone, control)
         before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]
-        verdicts[n] = again = verdict_of(h, scenario, alone, control)
+        verdicts[n] = again = verdict_of(h, scenario, alone, control, agent.block_exit_codes)
         again["reason"] = f"{before} beside {', '.join(beside[h.key])}, which changed the session; alone: {again['reason']}"
         aev = alone.evidence.model_copy(
             update={

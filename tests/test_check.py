@@ -165,16 +165,21 @@ def test_unknown_scenario_and_bad_scenario_file(tmp_path):
             {"exit_code": 0, "output": '{"hookSpecificOutput": {"permissionDecision": "deny", "additionalContext": "c"}}'},
             "deny+context",
         ),
-        ({"exit_code": 0, "output": '{"permissionDecision": "deny",'}, "malformed-json"),
+        ({"exit_code": 0, "output": '{"permissionDecision": "deny",'}, "error: stdout is not valid JSON"),
+        ({"exit_code": 0, "output": "[1]"}, "error: stdout is a JSON list, not an object"),
         ({"exit_code": 0, "output": "hello"}, "text"),
         ({"exit_code": 2, "output": ""}, "block (exit 2)"),
-        ({"exit_code": 1, "output": ""}, "exit 1"),
+        ({"exit_code": 1, "output": "", "stderr": "Traceback ...\nValueError: x\n"}, "error: exit 1, an error"),
         ({"exit_code": 0, "output": ""}, None),
         ({"exit_code": 0, "output": '{"modifiedArgs": {}}'}, "rewrite"),
+        ({"exit_code": 0, "output": '{"continue": true}'}, "json (no decision)"),
     ],
 )
 def test_what_a_hook_answered(inv, decision):
-    assert check.answer_of(inv)[0] == decision
+    """An answer as the agent's docs define one; or the error that makes it none."""
+    answer = check.answer_of(inv, frozenset({2}))
+    said = f"error: {answer.error}" if answer.error else answer.decision
+    assert said is None if decision is None else (said or "").startswith(decision)
 
 
 def test_matchers():
@@ -436,7 +441,7 @@ def test_action_runs_probe_check_with_its_inputs():
 
 
 def session(ran: bool, records: dict | None = None, texts: tuple[str, ...] = ()) -> check.Session:
-    step = {"kind": "shell", "tool": "bash", "ran": ran, "control_ran": True}
+    step = {"kind": "shell", "tool": "bash", "ran": ran, "control_ran": True, "command": "curl x"}
     return check.Session(None, records or {}, [step], ["bash"], list(texts), [], True)
 
 
@@ -455,21 +460,25 @@ def inv(**kw) -> dict:
         (session(True, {HOOK.key: [inv(output='{"permissionDecision": "deny"}')]}), "ignored", "fail-open"),
         (session(True, {HOOK.key: [inv(exit_code=126, stderr="Permission denied")]}), "broken", "fail-open"),
         (session(False, {HOOK.key: [inv(killed_by="cli", killed_by_signal="SIGTERM")]}), "broken", "fail-closed"),
-        (session(True, {HOOK.key: [inv(output="{oops")]}), "ignored", "fail-open"),
+        (session(True, {HOOK.key: [inv(output="{oops")]}), "broken", "fail-open"),
+        (session(False, {HOOK.key: [inv(exit_code=1)]}), "broken", "fail-closed"),
+        (session(True, {HOOK.key: [inv(exit_code=1, stderr="ValueError")]}), "broken", "fail-open"),
+        (session(False, {HOOK.key: [inv(exit_code=2, stderr="policy: no curl")]}), "effective", None),
+        (session(True, {HOOK.key: [inv(exit_code=2)]}), "ignored", "fail-open"),
         (session(True, {HOOK.key: [inv()]}), "passive", None),
         (session(True, {HOOK.key: [inv(output='{"additionalContext": "CTX"}')]}, ("... CTX ...",)), "effective", None),
         (session(True, {}), "not-fired", None),
     ],
 )
 def test_verdicts_against_the_control(hooked, verdict, treated):
-    report = check.verdict_of(HOOK, SHELL, hooked, session(True))
+    report = check.verdict_of(HOOK, SHELL, hooked, session(True), frozenset({2}))
     assert (report["verdict"], report["treated"]) == (verdict, treated), report
     assert check.ok(report) == (verdict in ("effective", "passive"))
 
 
 def test_a_hook_whose_matcher_matches_no_tool_is_not_expected():
     hook = check.Configured("0-PreToolUse", "s.json", "PreToolUse", "pre_tool", "Bash", None, "x.sh")
-    report = check.verdict_of(hook, SHELL, session(True), session(True))
+    report = check.verdict_of(hook, SHELL, session(True), session(True), frozenset({2}))
     assert report["verdict"] == "not-fired" and not report["expected"] and check.ok(report)
     assert "matches none of the tools called (bash)" in report["reason"]
 

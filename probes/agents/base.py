@@ -71,6 +71,8 @@ class Agent(Protocol):
     tool_kinds: frozenset[str] | None = None
     # The name a hook is told for a tool the model calls by another (Codex: exec_command is Bash).
     hook_tool_names: Mapping[str, str] = MappingProxyType({})
+    # The exit codes its docs give a hook to block with (any other non-zero exit is an error).
+    block_exit_codes: frozenset[int] = frozenset({2})
     # Where command hooks can be written: NATIVE (its own config), and other CLIs' config
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]
