@@ -18,17 +18,18 @@ import re
 import shlex
 import shutil
 import stat
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from . import rundirs
 from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
 from .agents.config import HookSource, UserEntry, user_entries, write_json
 from .catalog import NAME_RE
 from .collect import edited
-from .errors import InputError
+from .errors import HarnessError, InputError
 from .limits import HOOK_CONFIG_MAX_BYTES, HOOK_CONFIGS_MAX, HOOKS_MAX, HOOKS_PER_CONFIG_MAX, JSON_MAX_DEPTH
 from .rundirs import RunDirs
 from .runner import untrusted
@@ -41,7 +42,7 @@ FOLDER_MAX_BYTES = 256 * 1024 * 1024
 ALONE_MAX = 4  # hooks run alone, one session each, when another effective hook may hide what they do
 CHANGE_KEPT = 4000  # characters kept of a file the session wrote (an audit log)
 
-Verdict = Literal["not-fired", "effective", "passive", "ignored", "broken"]
+Verdict = Literal["not-fired", "effective", "passive", "ignored", "broken", "undecided"]
 PASSING: frozenset[str] = frozenset({"effective", "passive"})
 
 
@@ -68,6 +69,14 @@ class HookReport(TypedDict):
     expected: bool  # the scenario exercises its event (and its matcher matches a tool used)
 
 
+class Expectation(TypedDict):
+    command: str  # a --command
+    expect: str  # blocked or allowed (--expect)
+    ran: bool | None  # measured, with the hooks
+    control_ran: bool | None
+    met: bool
+
+
 class Report(TypedDict):
     agent: str
     version: str | None  # executed, read back from the run
@@ -77,6 +86,7 @@ class Report(TypedDict):
     hooks: list[HookReport]
     evidence: str
     control_evidence: str
+    expectations: NotRequired[list[Expectation]]  # with --expect
 
 
 # ---------------------------------------------------------------- the user's config
@@ -467,9 +477,11 @@ def run_session(
     hooks: Sequence[Configured],
     keep: set[str] | None,
     backend_name: str = "local",
+    watch: bool = True,
 ) -> Session:
     """One session: with the hooks in `keep` installed (the others neutral), or with no hook
-    config at all (`keep` None: the control)."""
+    config at all (`keep` None: the control). `watch` False leaves the shells as they are (no
+    hook recorded, no step measured): the session exactly as without `probe`, for comparing."""
     control = keep is None
     variant = "-control" if keep is None else "" if len(keep) == len(hooks) else "-alone"  # the caller numbers it
     from .backends import BACKENDS
@@ -528,7 +540,7 @@ def run_session(
             before = workspace_files(run.workspace)
             plan = runner_plan(agent, prefix, recipe, run, backend.node_dir())
             jail = plan.get("jail")
-            if jail:
+            if jail and watch:
                 jail["shells"], jail["wrapper"] = shells, launcher
         except BaseException:
             launch.cancel()
@@ -546,7 +558,10 @@ def run_session(
             recipe, run, Hooks(regs, sidecar if not control else {}), plan, ran.result, prefix, backend.python()
         )
         log = read_jsonl(Path(plan["model_log"]))
-        watched = (ran.result.get("jail") or {}).get("filesystem", "host") != "host"
+        watched = watch and (ran.result.get("jail") or {}).get("filesystem", "host") != "host"
+        if watch and not watched:
+            why = (ran.result.get("jail") or {}).get("error") or "no private mount namespace (unshare)"
+            raise HarnessError(f"probe check watches hooks inside the run's jail, which this host cannot make ({why})")
         started = shells_started(run, {inv.pid for inv in collected.invocations}) if watched else None
         steps, used = steps_of(scenario, Path(plan["cwd"]), log, started)
         main = [r for r in log if r.get("reply") and not r["reply"].get("aux") and not r["reply"].get("subagent")]
@@ -647,8 +662,8 @@ def blocks(decision: str | None) -> bool:
 def broken_why(inv: dict[str, Any], block_codes: frozenset[int] = frozenset({2})) -> str | None:
     """Why an invocation is no answer: the hook did not run to an answer."""
     code = inv.get("exit_code")
-    stderr = " ".join((inv.get("stderr") or "").split())
-    said = f": {stderr[:120]}" if stderr else ""
+    lines = [line.strip() for line in (inv.get("stderr") or "").splitlines() if line.strip()]
+    said = f": {lines[-1][:120]}" if lines else ""  # its last line: a traceback's error, a shell's complaint
     if inv.get("killed_by") == "self":
         return f"crashed ({inv.get('killed_by_signal')})"
     if inv.get("killed_by") in ("cli", "harness"):
@@ -832,11 +847,17 @@ def check_version(
     hooks: Sequence[Configured],
     results: Path,
     backend: str = "local",
+    expect: Sequence[str] = (),
 ) -> Report:
+    from . import install
     from .evidence import evidence_path
 
     writes: list[tuple[Path, Any]] = []  # (path, Evidence): checked together, then written
+    if not install.installed(agent, version):
+        progress(f"{agent.name} {version}: installing it (once)")
+    progress(f"{agent.name} {version}: the scenario without the hooks (the control)")
     control = run_session(agent, requested, version, scenario, folder, configs, hooks, None, backend)
+    progress(f"{agent.name} {version}: the scenario with the hooks")
     hooked = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key for h in hooks}, backend)
     against(hooked, control)
     verdicts = [verdict_of(h, scenario, hooked, control, agent.block_exit_codes) for h in hooks]
@@ -864,6 +885,7 @@ def check_version(
         if list(beside).index(h.key) >= ALONE_MAX:
             verdicts[n]["reason"] += f" (beside {', '.join(beside[h.key])}; not run alone: at most {ALONE_MAX} are)"
             continue
+        progress(f"{agent.name} {version}: {hook_name(verdicts[n])} alone")
         alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
         against(alone, control)
         before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]
@@ -877,15 +899,18 @@ def check_version(
             }
         )
         writes.append((evidence_path(results, aev), aev))
-    observations = {"steps": hooked.steps, "hooks": verdicts, "workspace_changes": hooked.changes}
-    outcome = "pass" if all(ok(v) for v in verdicts) else "fail"
+    expectations = expectations_of(scenario, expect, hooked)
+    observations: dict[str, Any] = {"steps": hooked.steps, "hooks": verdicts, "workspace_changes": hooked.changes}
+    if expectations:
+        observations["expectations"] = expectations
+    outcome = "pass" if all(ok(v) for v in verdicts) and all(e["met"] for e in expectations) else "fail"
     ev = hooked.evidence.model_copy(update={"outcome": outcome, "observations": observations})
     cev = control.evidence.model_copy(
         update={"outcome": "control", "observations": {"steps": control.steps, "workspace_changes": control.changes}}
     )
     path, cpath = evidence_path(results, ev), evidence_path(results, cev)
     save_checked([*writes, (cpath, cev), (path, ev)])
-    return {
+    report: Report = {
         "agent": agent.name,
         "version": ev.executed_version,
         "requested": requested,
@@ -895,6 +920,9 @@ def check_version(
         "evidence": str(path),
         "control_evidence": str(cpath),
     }
+    if expectations:
+        report["expectations"] = expectations
+    return report
 
 
 def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
@@ -923,9 +951,8 @@ def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
 
 
 def named(h: HookReport) -> str:
-    """A hook in another's reason: its file and command, short."""
-    command = h["command"] if len(h["command"]) <= 40 else h["command"][:37] + "..."
-    return f"{h['source']}: {command}"
+    """A hook in another's reason."""
+    return hook_name(h)
 
 
 def against(session: Session, control: Session) -> None:
@@ -959,43 +986,156 @@ def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[t
     return [(v, v) for v in chosen]
 
 
+def hook_name(h: HookReport) -> str:
+    """A hook as a person names it: the script its command runs (the whole path, relative to
+    the folder), else the command; with its event and matcher."""
+    scripts = scripts_named(h["command"])
+    path = re.search(r"(?:[\w.-]+/)+[\w.-]+", h["command"])  # behind a "$(git rev-parse ...)"/ too
+    what = scripts[0].removeprefix("./") if scripts else path.group() if path else h["command"]
+    what = what if len(what) <= 48 else what[:45] + "..."
+    return f"{what} ({h['event']}" + (f" [{h['matcher']}])" if h["matcher"] else ")")
+
+
+def short(reason: str, width: int = 90) -> str:
+    return reason if len(reason) <= width else reason[: width - 3] + "..."
+
+
+def shown(h: HookReport) -> str:
+    return h["verdict"] + (f" ({h['treated']})" if h["treated"] else "")
+
+
+def summary(hooks: Sequence[HookReport]) -> str:
+    """`3 hooks: 1 effective, 1 passive, 1 broken`."""
+    counts: dict[str, int] = {}
+    for h in hooks:
+        counts[h["verdict"]] = counts.get(h["verdict"], 0) + 1
+    order = ["effective", "passive", "ignored", "broken", "undecided", "not-fired"]
+    parts = [f"{counts[v]} {v}" for v in order if v in counts]
+    return f"{len(hooks)} hook{'' if len(hooks) == 1 else 's'}: {', '.join(parts)}"
+
+
+def expectation_lines(report: Report) -> list[str]:
+    return [
+        f"  {'ok  ' if e['met'] else 'FAIL'} {e['command']!r} expected {e['expect']}: {fmt(e['ran'])}"
+        + f" (without the hooks: {fmt(e['control_ran'])})"
+        for e in report.get("expectations") or []
+    ]
+
+
 def table(report: Report) -> str:
+    """One version's verdicts: a line per hook, the steps, what was expected, a summary."""
     from tabulate import tabulate
 
-    steps = ", ".join(
-        f"{s['kind']} ({s['tool'] or '?'}): {fmt(s['ran'])}, without hooks {fmt(s['control_ran'])}" for s in report["steps"]
+    steps = "; ".join(
+        f"{s.get('command') or s['kind']!r}: {fmt(s['ran'])} (without the hooks: {fmt(s['control_ran'])})"
+        for s in report["steps"]
     )
-    rows = [
-        (
-            f"{h['source']} {h['event']}" + (f" [{h['matcher']}]" if h["matcher"] else ""),
-            h["command"] if len(h["command"]) <= 40 else h["command"][:37] + "...",
-            h["fired"],
-            "" if h["exit_code"] is None else h["exit_code"],
-            h["decision"] or "",
-            h["verdict"] + (f" ({h['treated']})" if h["treated"] else ""),
-            h["reason"],
-        )
-        for h in report["hooks"]
-    ]
+    rows = [(hook_name(h), shown(h), short(h["reason"])) for h in report["hooks"]]
     head = f"{report['agent']} {report['version'] or 'unknown version'}, scenario {report['scenario']}: {steps or 'no tool step'}"
-    body = tabulate(rows, headers=["hook", "command", "fired", "exit", "decision", "verdict", "reason"])
-    return f"{head}\n{body}\nevidence: {report['evidence']}"
+    body = tabulate(rows, headers=["hook", "verdict", "reason"])
+    return "\n".join([head, body, *expectation_lines(report), summary(report["hooks"]), f"evidence: {report['evidence']}"])
+
+
+def versions_table(reports: Sequence[Report]) -> str:
+    """Several versions: one table, a column per version, `*` where the verdicts differ."""
+    from tabulate import tabulate
+
+    first = reports[0]
+    columns = [r["version"] or f"{r['requested']}?" for r in reports]
+    rows = []
+    differ = False
+    for n, h in enumerate(first["hooks"]):
+        cells = [shown(r["hooks"][n]) for r in reports]
+        mark = "*" if len(set(cells)) > 1 else ""
+        differ = differ or bool(mark)
+        rows.append((mark + hook_name(h), *cells))
+    for n, e in enumerate(first.get("expectations") or []):
+        cells = [("ok: " if r["expectations"][n]["met"] else "FAIL: ") + fmt(r["expectations"][n]["ran"]) for r in reports]
+        mark = "*" if len(set(cells)) > 1 else ""
+        differ = differ or bool(mark)
+        rows.append((f"{mark}{e['command']!r} expected {e['expect']}", *cells))
+    head = f"{first['agent']} {', '.join(columns)}, scenario {first['scenario']}"
+    lines = [head, tabulate(rows, headers=["hook", *columns])]
+    lines.append("* differs between versions" if differ else "the same on every version")
+    lines += [f"{c}: {summary(r['hooks'])}" for c, r in zip(columns, reports, strict=True)]
+    return "\n".join(lines)
+
+
+def workflow_commands(reports: Sequence[Report]) -> list[str]:
+    """GitHub workflow commands: an error per broken hook, a warning per ignored one, an error
+    per unmet expectation, each on the config file that holds the hook."""
+
+    def escape(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    out = []
+    for r in reports:
+        where = f"{r['agent']} {r['version'] or r['requested']}"
+        for h in r["hooks"]:
+            if h["verdict"] in ("broken", "ignored"):
+                level = "error" if h["verdict"] == "broken" else "warning"
+                message = escape(f"{where}: {shown(h)}: {h['reason']}")
+                out.append(f"::{level} file={h['source']},title=probe check: {escape(hook_name(h))}::{message}")
+        for e in r.get("expectations") or []:
+            if not e["met"]:
+                msg = f"{where}: {e['command']!r} expected {e['expect']}, {fmt(e['ran'])}"
+                out.append(f"::error title=probe check: expected {e['expect']}::{escape(msg)}")
+    return out
 
 
 def fmt(ran: bool | None) -> str:
     return {True: "ran", False: "did not run", None: "cannot tell"}[ran]
 
 
+def expectations_of(scenario: Scenario, expect: Sequence[str], hooked: Session) -> list[Expectation]:
+    """--expect per --command: blocked is met when the step's command did not run, allowed
+    when it did (measured: a step that cannot be told meets neither)."""
+    steps = [s for s in hooked.steps if s["kind"] == "shell"]
+    out: list[Expectation] = []
+    for want, step in zip(expect, steps, strict=False):
+        met = step["ran"] is (want == "allowed") if step["ran"] is not None else False
+        out.append(
+            {
+                "command": step.get("command") or "",
+                "expect": want,
+                "ran": step["ran"],
+                "control_ran": step["control_ran"],
+                "met": met,
+            }
+        )
+    return out
+
+
+def commands_scenario(commands: Sequence[str]) -> Scenario:
+    """--command CMD ...: one shell step per command, in order, then a text."""
+    from .recipes import Step
+    from .scenarios import SESSION, TOOL
+
+    turns = [Step(tool="shell", command=c) for c in commands] + [Step(text="done")]
+    return Scenario(name="commands", description="the commands given with --command", turns=turns, events=SESSION + TOOL)
+
+
+def progress(message: str) -> None:
+    print(f"probe: {message}", file=sys.stderr, flush=True)
+
+
 def cmd_check(args: Any) -> int:
     """probe check AGENT@VERSION --hooks DIR: 0, or 4 with --strict when a hook is not as
-    its scenario expects."""
+    its scenario expects or a command not as --expect says."""
     from .options import spec_of
     from .scenarios import load
     from .store import check_writable
 
     s = spec_of(args.spec)
+    commands, expect = args.command or [], args.expect or []
+    if commands and args.scenario is not None:
+        raise InputError("--command builds its own scenario: give --scenario or --command, not both")
+    if expect and len(expect) != len(commands):
+        raise InputError(f"--expect goes with --command, one each: {len(commands)} --command, {len(expect)} --expect")
+    if any("\0" in c or not c.strip() for c in commands):
+        raise InputError("--command: an empty command, or one with a NUL character")
     agent, configs, hooks = prepare(s.agent, Path(args.hooks))
-    scenario = load(args.scenario)
+    scenario = commands_scenario(commands) if commands else load(args.scenario or "shell")
     scenario_name_ok(scenario)
     scenario_fits(agent, scenario)
     chosen = versions_of(agent, s.version, args.versions)  # an unpublished version: before anything is written
@@ -1003,20 +1143,27 @@ def cmd_check(args: Any) -> int:
     check_writable(results)
     reports = []
     for requested, version in chosen:
-        report = check_version(agent, requested, version, scenario, Path(args.hooks).resolve(), configs, hooks, results)
+        report = check_version(
+            agent, requested, version, scenario, Path(args.hooks).resolve(), configs, hooks, results, expect=expect
+        )
         reports.append(report)
-        if not args.json:
+        if not args.json and len(chosen) == 1:
             print(table(report), flush=True)
     if args.json:
         out = [{k: v for k, v in r.items() if k != "requested"} for r in reports]
         print(json.dumps(out if args.versions else out[0], indent=2))
+    elif len(chosen) > 1:
+        print(versions_table(reports), flush=True)
     failed = [h for r in reports for h in r["hooks"] if not ok(h)]
-    return 4 if args.strict and failed else 0
+    unmet = [e for r in reports for e in r.get("expectations") or [] if not e["met"]]
+    return 4 if args.strict and (failed or unmet) else 0
 
 
-if __name__ == "__main__":  # the GitHub Action's job summary: `python -m probes.check REPORT.json`
-    import sys
-
-    loaded = json.loads(Path(sys.argv[1]).read_text())
-    for r in loaded if isinstance(loaded, list) else [loaded]:
-        print(f"```\n{table(r)}\n```\n")
+if __name__ == "__main__":  # the GitHub Action: `python -m probes.check [--annotations] REPORT.json`
+    wanted = sys.argv[1:]
+    loaded = json.loads(Path(wanted[-1]).read_text())
+    every = loaded if isinstance(loaded, list) else [loaded]
+    if "--annotations" in wanted:
+        print("\n".join(workflow_commands(every)))
+    else:
+        print(f"```\n{versions_table(every) if len(every) > 1 else table(every[0])}\n```\n")

@@ -76,6 +76,11 @@ TOOL_NAMES = {
 }
 
 AUX_TEXT = "ok"
+# A CLI's own command classifier asking the model to grade a command's harm (Claude Code
+# 2.1.296: two stages, each retried on an answer it cannot parse, then the command is not
+# run): the scripted sessions are permissive, so every command is graded harmless.
+SEVERITY_ASKED = "<severity>N</severity>"
+HARMLESS = "<severity>0</severity>"
 MODEL = "probe-model"
 
 
@@ -174,6 +179,8 @@ def plan_reply(
     the subagent script."""
     schemas = tool_schemas(body)
     if not schemas:
+        if any(SEVERITY_ASKED in _content_text(m.get("content")) for m in body.get("messages") or []):
+            return {"text": HARMLESS, "aux": True}
         return {"text": AUX_TEXT, "aux": True}
     if subagent and subagent[0] in opening_user_text(body):
         reply = plan_reply(body, subagent[1])
