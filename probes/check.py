@@ -169,6 +169,7 @@ def load_config(path: Path, label: str) -> Any:
     return data
 
 
+EXPANDED_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR)\}?")  # what Gemini CLI replaces itself
 PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD)\}?")
 
 
@@ -295,6 +296,7 @@ class Session:
     tool_results: list[str]  # the tool results of the last main-conversation request
     prompt_reached: bool  # a model request carried the scenario's prompt
     changes: dict[str, str] = field(default_factory=dict)  # files the session wrote: path -> head
+    shells: list[str] = field(default_factory=list)  # the strings shells outside hooks were started with
 
 
 def copy_folder(folder: Path, workspace: Path) -> None:
@@ -371,8 +373,9 @@ def watch_shells(run: RunDirs, python: str, hooks: Sequence[Configured], keep: s
     launcher.chmod(0o755)
     by_command: dict[str, list[ShimEntry]] = {}
     for h in hooks:
-        if h.key in keep:
-            by_command.setdefault(h.command, []).append(ShimEntry(key=h.key, event=h.native))
+        if h.key in keep:  # as written, and as a CLI that expands its project variable itself passes it (Gemini)
+            for command in dict.fromkeys([h.command, EXPANDED_VARS.sub(str(run.workspace).replace("\\", "\\\\"), h.command)]):
+                by_command.setdefault(command, []).append(ShimEntry(key=h.key, event=h.native))
     config = ShimConfig(records=str(run.records), log=str(run.records / "shells.jsonl"), real=real, hooks=by_command)
     (run.bin / "shim.json").write_text(json.dumps(config))
     return real, str(launcher)
@@ -598,6 +601,7 @@ def run_session(
         tool_results=scrub(results),
         prompt_reached=any(scenario.prompt in t for t in texts),
         changes=scrub(changes),
+        shells=started or [],
     )
 
 
@@ -751,6 +755,11 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         "expected": expected,
     }
     if not invs:
+        path = re.search(r"(?:[\w.-]+/)+[\w.-]+", h.command)
+        unseen = next((c for c in hooked.shells if path and path.group() in c), None) if h.canonical else None
+        if unseen is not None:  # it ran, but not as its config says: the watcher could not tell it was this hook
+            settle(report, "undecided", f"a shell ran {short(unseen, 60)!r}, not its command as configured: not recorded")
+            return report
         report["reason"] = not_fired_why(h, scenario, hooked, expected)
         return report
     answers = [answer_of(inv, block_codes) for inv in invs]

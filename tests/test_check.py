@@ -353,8 +353,10 @@ def test_copilot_deny_policy_is_effective_and_the_logger_is_recorded(real_tools,
         ".github/hooks/deny.sh": DENY_COPILOT,
     }
     code, report = checked(tmp_path, COPILOT, files, "--scenario", "shell-destructive", "--strict")
-    assert code == 0 and report["version"] == COPILOT.split("@")[1]
-    assert report["steps"] == [{"kind": "shell", "tool": "bash", "ran": False, "control_ran": True}]
+    assert code == 0 and report["version"] == COPILOT.split("@")[1], report
+    assert report["steps"] == [
+        {"kind": "shell", "tool": "bash", "ran": False, "control_ran": True, "command": "rm probe-victim.txt"}
+    ]
     audit, deny = report["hooks"]
     assert (audit["verdict"], deny["verdict"], deny["decision"]) == ("passive", "effective", "deny")
     from probes.evidence import load_evidence
@@ -409,8 +411,10 @@ DENY_CODEX = (
 )
 def test_deny_policy_is_effective_and_the_file_survives(real_tools, tmp_path, spec, files, tool):
     code, report = checked(tmp_path, spec, files, "--scenario", "shell-destructive", "--strict")
-    assert code == 0 and report["version"] == spec.split("@")[1]
-    assert report["steps"] == [{"kind": "shell", "tool": tool, "ran": False, "control_ran": True}]
+    assert code == 0 and report["version"] == spec.split("@")[1], report
+    assert report["steps"] == [
+        {"kind": "shell", "tool": tool, "ran": False, "control_ran": True, "command": "rm probe-victim.txt"}
+    ]
     [deny] = report["hooks"]
     assert (deny["verdict"], deny["decision"], deny["expected"]) == ("effective", "deny", True), deny
 
@@ -421,8 +425,9 @@ def test_claude_malformed_json_answer_is_reported_and_fails_strict(real_tools, t
     files = {".claude/settings.json": {"hooks": {"PreToolUse": [group]}}, ".claude/bad.sh": MALFORMED}
     code, report = checked(tmp_path, CLAUDE, files, "--strict")
     [bad] = report["hooks"]
-    assert bad["decision"] == "malformed-json" and bad["fired"] == 1
-    assert (bad["verdict"], bad["treated"]) == ("ignored", "fail-open"), bad
+    assert bad["decision"] is None and bad["fired"] == 1  # no answer: output that is not the JSON it looks like
+    assert (bad["verdict"], bad["treated"]) == ("broken", "fail-open"), bad
+    assert bad["reason"].startswith("stdout is not valid JSON")
     assert report["steps"][0]["ran"] is True and code == 4
 
 
