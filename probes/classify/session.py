@@ -155,7 +155,6 @@ class Session(TypedDict):
     side_effects: list[SideEffect]
     cli: CliRecord
     transcript: list[Step] | None  # interactive sessions only
-    error: NotRequired[str]  # what the session did to the run (records unreadable, disk full)
 
 
 # The parts of a session a classifier may say it reads (Session's keys).
