@@ -6,18 +6,18 @@ control shares is not earned, and the report says so."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
-import os
-import signal
 import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import install, spec
+from . import install, spec, stopping
 from .agents import AGENTS, Agent
 from .bisect import Bisection, Point, point_json, search
 from .errors import InputError, ProbeError
@@ -56,6 +56,7 @@ class Runner:
         self.jobs, self.repeat, self.observation = jobs, repeat, observation
         self.installer = ThreadPoolExecutor(PREFETCH_WORKERS, thread_name_prefix="prefetch")
         self.pool: ProcessPoolExecutor | None = None
+        self.pipes = contextlib.ExitStack()  # SIGPIPE ignored while the pool runs
 
     def probe(self, versions: list[str], recipe: str | None = None, observation: str | None = None) -> list[Point]:
         name, obs = recipe or self.recipe, observation if recipe else self.observation
@@ -70,11 +71,13 @@ class Runner:
         if self.pool is None:
             # Spawned, not forked: a fork while an install thread runs npm would hand the
             # worker that npm's pipes (its install then never ends, and the worker waits on
-            # its lock). A worker ends with the bisect that started it, even when SIGKILLed.
-            self.pool = ProcessPoolExecutor(
-                self.jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),)
-            )
-        return [self.said(p, name) for p in self.pool.map(probe_point, *zip(*args, strict=True))]
+            # its lock). A worker ends with the bisect that started it, even when SIGKILLed,
+            # and on SIGINT or SIGTERM as the matrix's do (stopping.py).
+            self.pipes.enter_context(stopping.quiet_pipes())
+            self.pool = stopping.process_pool(self.jobs, multiprocessing.get_context("spawn"))
+        with stopping.held():  # workers are spawned in submit: they start with the signals held
+            futures = [self.pool.submit(stopping.in_cell, partial(probe_point, *a)) for a in args]
+        return [self.said(f.result(), name) for f in futures]
 
     def say(self, line: str) -> None:
         print(f"probe: {line}", file=sys.stderr, flush=True)
@@ -92,24 +95,29 @@ class Runner:
         self.installer.shutdown(wait=True, cancel_futures=True)  # a running npm install finishes
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+        self.pipes.close()
+
+    def stop(self) -> None:
+        """Interrupted (or failed): installs not started are dropped, the probes stopped
+        within stopping.STOP_GRACE_S."""
+        self.installer.shutdown(wait=False, cancel_futures=True)
+        if self.pool is not None:
+            stopping.stop(self.pool)
 
     def __enter__(self) -> Runner:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.stop()
 
 
 def brief(value: str | None, width: int = 120) -> str:
     """A verdict on part of a line (an observation's value may be long; --json has it whole)."""
     text = str(value)
     return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _die_with_parent(parent: int) -> None:
-    from .runner.jail import die_with_parent
-
-    die_with_parent(signal.SIGKILL, parent)
 
 
 def _install_quietly(agent: Agent, version: str) -> None:

@@ -6,14 +6,12 @@ as the CPU leaves room for (schedule.py)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import resource
 import statistics
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -227,18 +225,14 @@ def run(cells: list[Cell], results: Path, jobs: int | None = None, repeat: int =
     # A worker ends with the matrix that started it, even when that one is SIGKILLed; on
     # SIGINT or SIGTERM (Ctrl-C, `timeout`, a cancelled job) the pool is stopped within
     # stopping.STOP_GRACE_S, each cell running then ends as an interrupted probe does.
-    pool = ProcessPoolExecutor(max_workers=p.cap, initializer=stopping.worker_init, initargs=(os.getpid(),))
     try:
-        work = partial(stopping.in_cell, partial(_run_cell, results=str(results), repeat=repeat))
-        for cell in schedule.schedule(pool, work, todo, p, schedule.CpuGauge(), failed=_worker_died):
-            done.append(cell)
-            report(cell)
-    except BaseException:
-        report(None)  # a terminal's bar ends its line before the one line that says why
-        stopping.stop(pool)
-        raise
-    pool.shutdown()
-    report(None)
+        with stopping.pool_of(p.cap) as pool:
+            work = partial(stopping.in_cell, partial(_run_cell, results=str(results), repeat=repeat))
+            for cell in schedule.schedule(pool, work, todo, p, schedule.CpuGauge(), failed=_worker_died):
+                done.append(cell)
+                report(cell)
+    finally:
+        report(None)  # on a terminal, the bar ends its line (before the one that says why, if any)
     key = {(c.spec, c.recipe): i for i, c in enumerate(cells)}
     return sorted(done, key=lambda c: key[c.spec, c.recipe])
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
 
 STOPPING = (signal.SIGINT, signal.SIGTERM)
@@ -147,11 +148,50 @@ def in_cell(fn: Callable[..., R], *args: Any) -> R:
         _idle()
 
 
+def process_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
+    """A pool whose workers end as this module says: started by `worker_init`, their cells
+    run through `in_cell`, stopped by `stop`. Call it within `quiet_pipes`."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker_init, initargs=(os.getpid(),))
+    # Once its workers are gone, the pool's queue has no reader: its feeder thread then stops
+    # quietly (EPIPE) instead of printing a traceback for each item it could not hand over.
+    queue = getattr(pool, "_call_queue", None)
+    if queue is not None:
+        queue._ignore_epipe = True
+    return pool
+
+
+@contextlib.contextmanager
+def quiet_pipes() -> Iterator[None]:
+    """SIGPIPE ignored (EPIPE instead) while a pool runs: its feeder thread may write to a
+    pipe whose readers, the workers, have died, and `probe` would die of it (cli.main takes
+    SIGPIPE's default action, for `probe cite | head`). Left ignored when the block raises:
+    the pool is still being stopped."""
+    before = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    yield
+    signal.signal(signal.SIGPIPE, before)
+
+
+@contextlib.contextmanager
+def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[ProcessPoolExecutor]:
+    """`process_pool`, shut down when the block ends, stopped (`stop`) when it raises."""
+    with quiet_pipes():
+        pool = process_pool(workers, context)
+        try:
+            yield pool
+        except BaseException:
+            stop(pool)
+            raise
+        pool.shutdown()
+
+
 def stop(pool: ProcessPoolExecutor, grace_s: float = STOP_GRACE_S) -> None:
     """End `pool` now, waiting at most `grace_s` (then SIGKILL): cells not started are
     cancelled, every worker is sent SIGTERM (an idle one dies; one in a cell ends it and
     exits). The workers' runs end with them."""
     workers = [w for w in (pool._processes or {}).values() if w.pid]
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as in `quiet_pipes`, for good: this process is ending
     pool.shutdown(wait=False, cancel_futures=True)
     _signal(workers, signal.SIGTERM)
     left = _wait_gone(workers, grace_s)
