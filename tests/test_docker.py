@@ -96,6 +96,37 @@ def test_interrupted_run_leaves_no_container(engine, real_tools, tmp_path):
     assert not (tmp_path / "results").exists()
 
 
+def test_killed_probe_takes_its_container_with_it(engine, real_tools, tmp_path):
+    """`kill -9` of `probe run --backend docker`: its container ends within seconds (its
+    first process sees the probe's hold on its standard input go), not when its session
+    would have, nor at the next docker probe; the engine removes it."""
+    assert (
+        probe(
+            "run", CLAUDE, "hang-pretool-control", "--backend", "docker", "--results", str(tmp_path / "warm"), timeout=900
+        ).returncode
+        == 0
+    )  # the image exists
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "probes.cli", "run", CLAUDE, "hang-pretool", "--backend", "docker"]
+        + ["--results", str(tmp_path / "results")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.time() + 60
+    while not [c for c in containers(engine, proc.pid) if c.status == "running"]:
+        assert time.time() < deadline, "no container started"
+        time.sleep(0.1)
+    time.sleep(1.5)  # the hook is hanging now
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 10
+    while containers(engine, proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert containers(engine, proc.pid) == []
+    assert not (tmp_path / "results").exists()
+
+
 def test_no_engine_is_one_line(tmp_path):
     env = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no.sock"}
     proc = probe("run", CLAUDE, "hang-pretool", "--backend", "docker", "--results", str(tmp_path / "r"), env=env)

@@ -5,6 +5,7 @@ leaves (workspace, records, model log) is on the host when the container ends.""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -68,6 +69,32 @@ def ca_bundle() -> Path | None:
             return Path(path)
     return None
 
+
+# The container's first process: it runs the runner, and ends it (SIGTERM: it stops the
+# session as on Ctrl-C) when its standard input, held by the probe, closes: the container
+# ends with its probe, even a SIGKILLed one, not at the next probe's clean-up. Ending, it
+# takes every process of the container with it (it is PID 1). Standard library only.
+LIFELINE = """
+import os, signal, subprocess, sys, threading
+runner = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL)
+def end(*_):
+    runner.send_signal(signal.SIGTERM)
+    try:
+        runner.wait(10)
+    finally:
+        os._exit(130)
+def watch():
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    end()
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(s, lambda *_: threading.Thread(target=end, daemon=True).start())
+threading.Thread(target=watch, daemon=True).start()
+sys.exit(runner.wait())
+"""
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the builder colours a command's stderr
 BUILDER_CHATTER = ("Step ", "--->", "Removing intermediate container", "Running in")  # not a command's words
@@ -157,26 +184,42 @@ class DockerBackend:
     def run(self, run_dir: Path, plan: Plan) -> BackendRun:
         # network_mode none: only lo, already up. The container is the jail (the runner's
         # own needs a mount namespace it makes itself).
+        import docker
+
         plan = plan.copy()
         plan["bring_up_loopback"], plan["jail"] = False, None
         self.remove_orphans()
-        container = self.docker.containers.run(
+        container = self.docker.containers.create(
             self.image_id,
-            runner_argv(self.python(), run_dir, plan),
-            detach=True,
+            [self.python(), "-S", "-E", "-s", "-c", LIFELINE, *runner_argv(self.python(), run_dir, plan)],
             network_mode="none",
             volumes={str(run_dir): {"bind": str(run_dir), "mode": "rw"}},
             labels={"probe.run": plan["run_id"], "probe.pid": str(os.getpid()), "probe.host": HOST},
             init=False,
+            # The lifeline: this process holds the container's standard input, which closes
+            # when it ends, however (kill -9 included); not detached, so StdinOnce is set
+            stdin_open=True,
+            auto_remove=True,  # and a container that has ended is removed by the engine
             **JAIL,
         )
         try:
+            lifeline = container.attach_socket(params={"stdin": 1, "stream": 1})
             try:
-                container.wait(timeout=plan["budget_s"] + GRACE_S)
-            except Exception:
-                raise HarnessError(f"the container did not finish within {plan['budget_s'] + GRACE_S:.0f}s") from None
+                try:
+                    container.start()
+                except docker.errors.APIError as e:
+                    raise HarnessError(f"the container did not start: {e.explanation or e}"[:300]) from None
+                try:
+                    container.wait(timeout=plan["budget_s"] + GRACE_S)
+                except docker.errors.NotFound:
+                    pass  # it ended and was removed before the wait began
+                except Exception:
+                    raise HarnessError(f"the container did not finish within {plan['budget_s'] + GRACE_S:.0f}s") from None
+            finally:
+                lifeline.close()
         finally:  # also on Ctrl-C: no container outlives the probe
-            container.remove(force=True)
+            with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
+                container.remove(force=True)  # gone already, or its removal under way
         result = read_result(plan, "the runner in the container wrote no result")
         result["jail"] = {"filesystem": JAIL_FILESYSTEM, "user": JAIL_USER}
         return BackendRun(result, "isolated", self.image_id)
