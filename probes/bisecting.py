@@ -11,7 +11,7 @@ import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -54,9 +54,12 @@ class Runner:
     def __init__(self, agent: Agent, recipe: str, results: Path, jobs: int = 1, repeat: int = 1, observation: str | None = None):
         self.agent, self.recipe, self.results = agent, recipe, results
         self.jobs, self.repeat, self.observation = jobs, repeat, observation
-        self.installer = ThreadPoolExecutor(PREFETCH_WORKERS, thread_name_prefix="prefetch")
+        # npm installs ahead run in processes, not threads: a signal ends one that waits on an
+        # install's lock, where a thread would start that install once the lock is let go,
+        # after the signal, and hold this process's exit until npm is done
+        self.installer: ProcessPoolExecutor | None = None
         self.pool: ProcessPoolExecutor | None = None
-        self.pipes = contextlib.ExitStack()  # SIGPIPE ignored while the pool runs
+        self.pipes = contextlib.ExitStack()  # SIGPIPE ignored while the pools run
 
     def probe(self, versions: list[str], recipe: str | None = None, observation: str | None = None) -> list[Point]:
         name, obs = recipe or self.recipe, observation if recipe else self.observation
@@ -69,15 +72,18 @@ class Runner:
             return points
         self.say(f"probing {', '.join(versions)} of {self.agent.name} {name}, {self.jobs} at a time")
         if self.pool is None:
-            # Spawned, not forked: a fork while an install thread runs npm would hand the
-            # worker that npm's pipes (its install then never ends, and the worker waits on
-            # its lock). A worker ends with the bisect that started it, even when SIGKILLed,
-            # and on SIGINT or SIGTERM as the matrix's do (stopping.py).
-            self.pipes.enter_context(stopping.quiet_pipes())
-            self.pool = stopping.process_pool(self.jobs, multiprocessing.get_context("spawn"))
+            self.pool = self.new_pool(self.jobs)
         with stopping.held():  # workers are spawned in submit: they start with the signals held
             futures = [self.pool.submit(stopping.in_cell, partial(probe_point, *a)) for a in args]
         return [self.said(f.result(), name) for f in futures]
+
+    def new_pool(self, workers: int) -> ProcessPoolExecutor:
+        # Spawned, not forked: a fork while another thread runs npm would hand the worker
+        # that npm's pipes (its install then never ends, and the worker waits on its lock).
+        # A worker ends with the bisect that started it, even when SIGKILLed, and on SIGINT
+        # or SIGTERM as the matrix's do (stopping.py).
+        self.pipes.enter_context(stopping.quiet_pipes())
+        return stopping.process_pool(workers, multiprocessing.get_context("spawn"))
 
     def say(self, line: str) -> None:
         print(f"probe: {line}", file=sys.stderr, flush=True)
@@ -87,22 +93,25 @@ class Runner:
         return p
 
     def prefetch(self, versions: list[str]) -> None:
-        for v in versions:
-            if not install.installed(self.agent, v):
-                self.installer.submit(_install_quietly, self.agent, v)
+        todo = [v for v in versions if not install.installed(self.agent, v)]
+        if todo and self.installer is None:
+            self.installer = self.new_pool(PREFETCH_WORKERS)
+        with stopping.held():
+            for v in todo:
+                assert self.installer is not None
+                self.installer.submit(stopping.in_cell, partial(_install_quietly, self.agent.name, v))
 
     def close(self) -> None:
-        self.installer.shutdown(wait=True, cancel_futures=True)  # a running npm install finishes
+        if self.installer is not None:
+            self.installer.shutdown(wait=True, cancel_futures=True)  # a running npm install finishes
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
         self.pipes.close()
 
     def stop(self) -> None:
-        """Interrupted (or failed): installs not started are dropped, the probes stopped
-        within stopping.STOP_GRACE_S."""
-        self.installer.shutdown(wait=False, cancel_futures=True)
-        if self.pool is not None:
-            stopping.stop(self.pool)
+        """Interrupted (or failed): the probes and installs stopped within
+        stopping.STOP_GRACE_S, those not started dropped."""
+        stopping.stop(*(p for p in (self.pool, self.installer) if p is not None))
 
     def __enter__(self) -> Runner:
         return self
@@ -120,10 +129,10 @@ def brief(value: str | None, width: int = 120) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _install_quietly(agent: Agent, version: str) -> None:
+def _install_quietly(agent: str, version: str) -> None:
     """A guess at what the next round probes: a failure here is the probe's to report."""
     try:
-        install.install(agent, version)
+        install.install(AGENTS[agent], version)
     except Exception:
         pass
 

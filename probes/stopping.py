@@ -186,13 +186,14 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
         pool.shutdown()
 
 
-def stop(pool: ProcessPoolExecutor, grace_s: float = STOP_GRACE_S) -> None:
-    """End `pool` now, waiting at most `grace_s` (then SIGKILL): cells not started are
+def stop(*pools: ProcessPoolExecutor, grace_s: float = STOP_GRACE_S) -> None:
+    """End `pools` now, waiting at most `grace_s` (then SIGKILL): cells not started are
     cancelled, every worker is sent SIGTERM (an idle one dies; one in a cell ends it and
     exits). The workers' runs end with them."""
-    workers = [w for w in (pool._processes or {}).values() if w.pid]
+    workers = [w for pool in pools for w in (pool._processes or {}).values() if w.pid]
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as in `quiet_pipes`, for good: this process is ending
-    pool.shutdown(wait=False, cancel_futures=True)
+    for pool in pools:
+        pool.shutdown(wait=False, cancel_futures=True)
     _signal(workers, signal.SIGTERM)
     left = _wait_gone(workers, grace_s)
     _signal(left, signal.SIGKILL)
