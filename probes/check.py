@@ -1124,8 +1124,13 @@ def commands_scenario(commands: Sequence[str]) -> Scenario:
     return Scenario(name="commands", description="the commands given with --command", turns=turns, events=SESSION + TOOL)
 
 
+PROGRESS: list[bool] = [False]  # set by cmd_check: stderr is a terminal, or --progress
+
+
 def progress(message: str) -> None:
-    print(f"probe: {message}", file=sys.stderr, flush=True)
+    """A long step, said on stderr while it runs (quiet when stderr is no terminal, unless --progress)."""
+    if PROGRESS[0]:
+        print(f"probe: {message}", file=sys.stderr, flush=True)
 
 
 def cmd_check(args: Any) -> int:
@@ -1136,6 +1141,7 @@ def cmd_check(args: Any) -> int:
     from .store import check_writable
 
     s = spec_of(args.spec)
+    PROGRESS[0] = bool(args.progress) or sys.stderr.isatty()
     commands, expect = args.command or [], args.expect or []
     if commands and args.scenario is not None:
         raise InputError("--command builds its own scenario: give --scenario or --command, not both")

@@ -193,6 +193,7 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
         action="store_true",
         help="exit 4 when a hook is broken, ignored, or not fired where expected, or a command not as --expect says",
     )
+    c.add_argument("--progress", action="store_true", help="say each long step on stderr even when it is not a terminal")
     add_results(c, "evidence directory (default: ./probe-check)")
     c.set_defaults(results="probe-check")
     add_json(c, "print the verdicts as JSON (a list with --versions)")

@@ -67,7 +67,9 @@ def check(spec: str, repo: Path, results: Path, *args: str) -> tuple[int, dict, 
 @pytest.mark.parametrize("spec", [CLAUDE, CLAUDE_OLD, COPILOT, COPILOT_OLD, GEMINI, CODEX])
 def test_a_curl_blocking_hook_is_effective_for_curl_and_passive_for_ls(spec, real_tools, tmp_path):
     repo = folder(tmp_path, spec.split("@")[0], {"no-curl.sh": NO_CURL})
-    code, report, progress = check(spec, repo, tmp_path / "out", "--command", CURL, "--expect", "blocked", "--strict")
+    code, report, progress = check(
+        spec, repo, tmp_path / "out", "--command", CURL, "--expect", "blocked", "--strict", "--progress"
+    )
     [hook] = report["hooks"]
     assert (hook["verdict"], code) == ("effective", 0), report
     assert report["expectations"] == [{"command": CURL, "expect": "blocked", "ran": False, "control_ran": True, "met": True}]

@@ -88,6 +88,9 @@ def test_a_hostile_session_reaches_no_secret_no_host_file_and_no_socket(real_too
         "network": "isolated",
         "user": "nobody" if os.geteuid() == 0 else "no capabilities",
         "filesystem": "read-only host, private /tmp and /run, writable run directory",
+        "disk": "tmpfs, 256 MiB each: workspace, home, tmp, records"
+        if os.geteuid() == 0
+        else "uncapped (probe is not root: no tmpfs can be mounted)",
     }
     # 3. no host socket, while the Docker engine's is there to be reached
     if os.environ.get("CI"):

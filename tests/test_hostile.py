@@ -166,13 +166,12 @@ def test_an_edited_file_swapped_for_a_fifo_or_dev_zero(spec, swap, real_tools, t
 @pytest.mark.parametrize("spec", SPECS)
 def test_a_session_filling_the_disk_is_ended_at_its_cap(spec, real_tools, tmp_path, runs):
     """A scripted step writes 1.5 GiB: the workspace is a capped tmpfs, so the host's disk
-    does not fill; the runner ends the session at the cap, outcome `disk-full`, said in the
-    record's error, its claims untested."""
+    does not fill (the step's file is in memory, gone with the run); the runner ends the
+    session at the cap, outcome `disk-full`, said in the record's error."""
     if os.geteuid() != 0:
         pytest.skip("the caps are tmpfs mounts: probe must be root (CI is)")
     turns = [{"tool": "shell", "command": "dd if=/dev/zero of=big bs=1M count=1500; sleep 30"}, {"text": "done"}]
     env = hostile_recipes(tmp_path, "hostile-disk", turns, disk_mb=64)
-    free = shutil.disk_usage(runs).free
     proc, took = probe("run", spec, "hostile-disk", "--json", "--results", str(tmp_path / "results"), env=env)
     assert proc.returncode == 0, proc.stderr
     ev = json.loads(proc.stdout)
@@ -180,5 +179,4 @@ def test_a_session_filling_the_disk_is_ended_at_its_cap(spec, real_tools, tmp_pa
     assert ev["error"] == "disk full: the session filled workspace, capped at 64 MiB", ev.get("error")
     assert ev["isolation"]["disk"] == "tmpfs, 64 MiB each: workspace, home, tmp, records"
     assert took < 25  # ended at the cap, not after the step's 30 s sleep
-    assert shutil.disk_usage(runs).free > free - 200 * 1024 * 1024
     no_run_left(runs)
