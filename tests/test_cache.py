@@ -135,7 +135,9 @@ def test_concurrent_installs_and_sweeps_leave_every_file_whole(tmp_path):
         for rel, data in files.items():
             write(tmp_path / f"v{n}" / rel, data)
         trees.append((str(tmp_path / f"v{n}"), str(tmp_path / "store"), n % 2 == 1))
-    with multiprocessing.get_context("fork").Pool(4) as pool:
+    # spawn, not fork: a pytest worker may hold a lock in another thread (a forked child waited
+    # on it for good, 28 minutes in one CI-like run)
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
         pool.map(_share_and_sweep, trees)
     for n in range(4):
         for rel, data in files.items():
