@@ -29,7 +29,7 @@ from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
 from .agents.config import HookSource, UserEntry, user_entries, write_json
 from .catalog import NAME_RE
 from .collect import edited
-from .errors import HarnessError, InputError
+from .errors import Exit, HarnessError, InputError
 from .limits import HOOK_CONFIG_MAX_BYTES, HOOK_CONFIGS_MAX, HOOKS_MAX, HOOKS_PER_CONFIG_MAX, JSON_MAX_DEPTH
 from .rundirs import RunDirs
 from .runner import untrusted
@@ -1171,7 +1171,7 @@ def cmd_check(args: Any) -> int:
         print(versions_table(reports), flush=True)
     failed = [h for r in reports for h in r["hooks"] if not ok(h)]
     unmet = [e for r in reports for e in r.get("expectations") or [] if not e["met"]]
-    return 4 if args.strict and (failed or unmet) else 0
+    return Exit.NOT_AS_EXPECTED if args.strict and (failed or unmet) else Exit.OK
 
 
 if __name__ == "__main__":  # the GitHub Action: `python -m probes.check [--annotations] REPORT.json`

@@ -1,4 +1,4 @@
-"""The evidence record (CONTRACT.md): models, and the one atomic way it is written."""
+"""The evidence record (docs/evidence.md): models, and the one atomic way it is written."""
 
 from __future__ import annotations
 

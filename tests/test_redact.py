@@ -1,4 +1,4 @@
-"""Redaction (CONTRACT.md): credentials never reach results or logs; their presence does."""
+"""Redaction (docs/safety.md): credentials never reach results or logs; their presence does."""
 
 from __future__ import annotations
 
