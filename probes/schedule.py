@@ -31,6 +31,7 @@ WINDOW_S = 0.5  # the samples a start is judged by (a runnable process shows in 
 MIN_SAMPLES = 3
 IDLE_CORES = 0.75  # free CPU (in cores) that lets one more cell in above the floor
 SETTLE_S = 0.5  # between starts above the floor: a new cell's start-up burst shows first
+WAIT_S = 0.5  # the longest wait for a cell to end with none left to start
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,9 @@ def schedule(
             last_start = clock()
         if not running:
             continue
-        done, _ = wait(running, timeout=tick_s if queue else None, return_when=FIRST_COMPLETED)
+        # never unbounded: a signal's handler runs in Python, so one that comes just before
+        # a wait blocks is taken only when the wait returns
+        done, _ = wait(running, timeout=tick_s if queue else WAIT_S, return_when=FIRST_COMPLETED)
         for f in done:
             item = running.pop(f)
             try:

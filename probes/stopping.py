@@ -59,8 +59,10 @@ def tearing_down(frame: FrameType | None) -> bool:
 
 
 class Stopper:
-    """A handler for SIGINT and SIGTERM that raises Interrupted once, in process `owner`
-    only; a signal during a run directory's removal is taken when it is done."""
+    """A handler for SIGINT and SIGTERM that raises Interrupted once, in process `owner`;
+    a signal during a run directory's removal is taken when it is done. In a child forked
+    with it (a library's pool: a pool of this module's starts with the signals held and
+    sets its own) they do what they do without it."""
 
     def __init__(self, owner: int | None = None) -> None:
         self.owner = os.getpid() if owner is None else owner
@@ -72,8 +74,14 @@ class Stopper:
             signal.signal(s, self)
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        if os.getpid() != self.owner or self.raised:
-            return  # a worker forked before its initializer ran (its parent stops it), or again while the first unwinds
+        if os.getpid() != self.owner:  # a child forked with this handler (a pool's of some library): as if it had none
+            if signum == signal.SIGINT:
+                raise KeyboardInterrupt
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        if self.raised:
+            return  # again while the first one unwinds: that is bounded
         if signum != signal.SIGALRM and self.received is None:
             self.received = signal.Signals(signum).name
         if self.received is None:
@@ -93,9 +101,25 @@ class Stopper:
 
 def on_stop_signals() -> Stopper:
     """`probe` itself: SIGINT and SIGTERM raise Interrupted once."""
+    if not _forks_reset:
+        os.register_at_fork(after_in_child=_reset_in_child)
+        _forks_reset.append(True)
     stopper = Stopper()
     stopper.install()
     return stopper
+
+
+_forks_reset: list[bool] = []
+
+
+def _reset_in_child() -> None:
+    """A child forked with a Stopper takes SIGINT and SIGTERM as Python does by default: a
+    handler run later, in Python, can miss a signal that comes just before the child blocks
+    (a library pool's idle worker, which its pool then waits on for good); the kernel's
+    default action cannot. A pool of this module's starts with them held and sets its own."""
+    for s, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
+        if isinstance(signal.getsignal(s), Stopper):
+            signal.signal(s, default)
 
 
 # ---------------------------------------------------------------- worker processes

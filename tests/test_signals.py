@@ -174,6 +174,40 @@ def test_a_pool_stops_at_once_on_a_signal(sig, group, tmp_path):
     assert took < 5, took
 
 
+FORK_POOL = """
+import multiprocessing, time
+from probes import stopping
+
+def slow(i):
+    time.sleep(0.1)
+    return i
+
+if __name__ == "__main__":
+    stopping.on_stop_signals()  # as cli.main leaves a process that called it (a test, a library's user)
+    for _ in range(10):
+        with multiprocessing.get_context("fork").Pool(4) as pool:  # ends with terminate(): SIGTERM
+            assert pool.map(slow, range(2)) == [0, 1]
+"""
+
+
+def test_a_library_pool_forked_after_the_handlers_still_ends(tmp_path):
+    """A child forked with probe's handlers takes SIGTERM as by default: run later in Python,
+    the handler missed a terminate() that came just before an idle worker blocked on its
+    queue's lock, and the pool waited on that worker for good (test_cache's, after test_cli
+    had called main in the same process)."""
+    script = tmp_path / "fork_pool.py"
+    script.write_text(FORK_POOL)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_a_signal_during_a_run_directorys_removal_is_taken_after_it(tmp_path):
     """Ending halfway through removing a run directory would leave half of it (no lock, so
     the next probe waits before it removes the rest): the signal is taken once it is done."""
