@@ -11,7 +11,7 @@ import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -75,7 +75,7 @@ class Runner:
             self.pool = self.new_pool(self.jobs)
         with stopping.held():  # workers are spawned in submit: they start with the signals held
             futures = [self.pool.submit(stopping.in_cell, partial(probe_point, *a)) for a in args]
-        return [self.said(f.result(), name) for f in futures]
+        return [self.said(_result(f), name) for f in futures]
 
     def new_pool(self, workers: int) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork while another thread runs npm would hand the worker
@@ -121,6 +121,16 @@ class Runner:
             self.close()
         else:
             self.stop()
+
+
+def _result(f: Future[Point]) -> Point:
+    """The point, waited for in steps: a signal's handler runs in Python, so one that comes
+    just before an unbounded wait blocks would be taken only when the probe is done."""
+    while True:
+        try:
+            return f.result(timeout=0.5)
+        except TimeoutError:
+            continue
 
 
 def brief(value: str | None, width: int = 120) -> str:
