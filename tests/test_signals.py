@@ -150,7 +150,11 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("sig, group", [(signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGTERM, False)])
+@pytest.mark.parametrize(
+    "sig, group",
+    [(signal.SIGTERM, True), (signal.SIGINT, True), (signal.SIGTERM, False)],
+    ids=["SIGTERM-group", "SIGINT-group", "SIGTERM-parent"],
+)
 def test_a_pool_stops_at_once_on_a_signal(sig, group, tmp_path):
     """Busy and idle workers, the signal to the whole group or to the parent alone: the pool
     ends in well under its grace, no worker prints a traceback, none is left."""
@@ -251,11 +255,11 @@ MATRIX = ("matrix", "--agent", "claude", "--versions", CLAUDE.split("@")[1], "--
 @pytest.mark.parametrize(
     "sig, after_s, group",
     [
-        (signal.SIGTERM, 5, True),  # installing, or the first cells starting
-        (signal.SIGTERM, 20, True),  # cells running, some done
-        (signal.SIGTERM, 45, True),  # the issue's moment: cells done, running and queued
-        (signal.SIGINT, 10, True),  # a terminal's Ctrl-C
-        (signal.SIGTERM, 10, False),  # `kill PID`, `docker stop`: the parent alone
+        pytest.param(signal.SIGTERM, 5, True, id="SIGTERM-group-5s"),  # installing, or the first cells starting
+        pytest.param(signal.SIGTERM, 20, True, id="SIGTERM-group-20s"),  # cells running, some done
+        pytest.param(signal.SIGTERM, 45, True, id="SIGTERM-group-45s"),  # the issue's: cells done, running, queued
+        pytest.param(signal.SIGINT, 10, True, id="SIGINT-group-10s"),  # a terminal's Ctrl-C
+        pytest.param(signal.SIGTERM, 10, False, id="SIGTERM-parent-10s"),  # `kill PID`, `docker stop`: probe alone
     ],
 )
 def test_matrix_ends_cleanly_on_a_signal(sig, after_s, group, real_tools, tmp_path):
