@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from . import options
 from .errors import InputError, ProbeError
 from .options import UsageError, agent_named, recipe_named, spec_of
-from .stopping import Interrupted, on_stop_signals
+from .stopping import STOPPING, Interrupted, on_stop_signals
 
 if TYPE_CHECKING:
     from .evidence import Evidence
@@ -402,28 +402,33 @@ def main(argv: list[str] | None = None) -> int:
     stopper = on_stop_signals()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `probe cite ... | head`: end quietly, as other tools do
     try:
-        args = parser().parse_args(argv)
-        status: int = args.func(args)
-        held = stopper.settle()
-        if held:  # taken during a run directory's removal, and the command ended meanwhile
-            raise Interrupted(held)
-        return status
-    except UsageError as e:
-        print(f"probe: {e} (see probe --help)", file=sys.stderr)
-        return 2
-    except ProbeError as e:
-        print(f"probe: {e}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt as e:
+        try:
+            args = parser().parse_args(argv)
+            status: int = args.func(args)
+            held = stopper.settle()
+            if held:  # taken during a run directory's removal, and the command ended meanwhile
+                raise Interrupted(held)
+            return status
+        except UsageError as e:
+            print(f"probe: {e} (see probe --help)", file=sys.stderr)
+            return 2
+        except ProbeError as e:
+            print(f"probe: {e}", file=sys.stderr)
+            return e.exit_code
+        except Exception as e:  # a bug: still one line (PROBE_DEBUG=1 shows the traceback)
+            if os.environ.get("PROBE_DEBUG"):
+                raise
+            what = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+            print(f"probe: internal error ({what}); PROBE_DEBUG=1 shows where", file=sys.stderr)
+            return 1
+    except KeyboardInterrupt as e:  # also one that came while an error above was being said
         name = e.name if isinstance(e, Interrupted) else "SIGINT"
         print(f"probe: interrupted ({name}); no evidence written for the unfinished probe", file=sys.stderr, flush=True)
         return 130
-    except Exception as e:  # a bug: still one line (PROBE_DEBUG=1 shows the traceback)
-        if os.environ.get("PROBE_DEBUG"):
-            raise
-        what = f"{type(e).__name__}: {e}".splitlines()[0][:300]
-        print(f"probe: internal error ({what}); PROBE_DEBUG=1 shows where", file=sys.stderr)
-        return 1
+    finally:
+        if argv is None:  # the command line's own process: the interpreter's exit resets handlers to
+            for s in STOPPING:  # the default (a signal now would end it as killed), but not SIG_IGN
+                signal.signal(s, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

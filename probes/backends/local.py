@@ -126,7 +126,10 @@ class LocalLaunch:
                 f"the runner did not finish within {plan['budget_s'] + GRACE_S:.0f}s; see {self.run_dir}/runner.err"
             ) from None
         except BaseException:  # Ctrl-C or SIGTERM: the runner cleans up, then we leave
-            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                os.killpg(proc.pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass  # it had just ended
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
