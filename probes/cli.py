@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import options
-from .errors import InputError, ProbeError
+from .errors import Exit, InputError, ProbeError
 from .options import UsageError, agent_named, recipe_named, spec_of
 from .stopping import STOPPING, Interrupted, on_stop_signals
 
@@ -411,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             return status
         except UsageError as e:
             print(f"probe: {e} (see probe --help)", file=sys.stderr)
-            return 2
+            return Exit.INPUT
         except ProbeError as e:
             print(f"probe: {e}", file=sys.stderr)
             return e.exit_code
@@ -420,11 +420,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             what = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             print(f"probe: internal error ({what}); PROBE_DEBUG=1 shows where", file=sys.stderr)
-            return 1
+            return Exit.HARNESS
     except KeyboardInterrupt as e:  # also one that came while an error above was being said
         name = e.name if isinstance(e, Interrupted) else "SIGINT"
         print(f"probe: interrupted ({name}); no evidence written for the unfinished probe", file=sys.stderr, flush=True)
-        return 130
+        return Exit.INTERRUPTED
     finally:
         if argv is None:  # the command line's own process: the interpreter's exit resets handlers to
             for s in STOPPING:  # the default (a signal now would end it as killed), but not SIG_IGN

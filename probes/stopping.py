@@ -15,7 +15,7 @@ an unfinished probe.
 - A signal that arrives while a run directory is being removed is taken once the removal is
   done (`tearing_down`): an exception there would leave half of it behind.
 
-Standard library only: `probe run` imports this at start-up."""
+Standard library only (and errors.py): `probe run` imports this at start-up."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .errors import Exit
+
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing.context import BaseContext
@@ -36,7 +38,7 @@ STOPPING = (signal.SIGINT, signal.SIGTERM)
 STOP_GRACE_S = 15.0  # a cell's own ending: its runner's (up to 10 s) and its run directory's removal
 KILLED_GRACE_S = 5.0  # after SIGKILL: only the kernel's part is left
 RECHECK_S = 0.05  # a signal held during a removal is taken this long after it, or later
-INTERRUPTED_EXIT = 130
+INTERRUPTED_EXIT = int(Exit.INTERRUPTED)  # a worker's, from a cell it ended
 
 R = TypeVar("R")
 
