@@ -11,12 +11,12 @@ from typing import Any, TypedDict
 from . import matrix, spec, tables
 from .agents import AGENTS
 from .agents import get as get_agent
-from .errors import InputError
+from .errors import Exit, InputError
 from .evidence import check_writable
 from .limits import PLAN_MAX_BYTES, BadFile, load_json
 from .narrow import Narrowed
 
-VERDICTS_CHANGED = 3  # exit status of `probe bump` when some recipe's label changed
+VERDICTS_CHANGED = Exit.VERDICTS_CHANGED  # exit status of `probe bump` when some recipe's label changed
 
 # What `bump --dry-run --json` says of one agent's plan (and `from_file` reads back).
 PlanSummary = TypedDict(
@@ -314,7 +314,7 @@ class Night:
     @property
     def exit_status(self) -> int:
         """VERDICTS_CHANGED when a label changed, 1 when cells failed and none changed, else 0."""
-        return VERDICTS_CHANGED if self.changed else 1 if self.failed else 0
+        return VERDICTS_CHANGED if self.changed else Exit.HARNESS if self.failed else Exit.OK
 
 
 def probe_and_report(

@@ -504,3 +504,72 @@ def test_claude_hook_past_its_timeout_is_broken_and_nothing_outlives_the_run(rea
 
     ev = load_evidence(Path(report["evidence"]))
     assert ev["cleanup"] == {"alive_at_cli_exit": 0, "killed_by_harness": 0} and ev["network"] == "isolated"
+
+
+# ---------------------------------------------------------------- output
+
+
+def hook_report(command: str, verdict: str, treated: str | None = None, reason: str = "why") -> dict:
+    return {
+        "source": ".claude/settings.json",
+        "event": "PreToolUse",
+        "canonical": "pre_tool",
+        "matcher": "Bash",
+        "command": command,
+        "fired": 1,
+        "exit_code": 0,
+        "decision": None,
+        "verdict": verdict,
+        "treated": treated,
+        "reason": reason,
+        "expected": True,
+    }
+
+
+def report_of(version: str, hooks: list[dict], met: bool = True) -> dict:
+    step = {"kind": "shell", "tool": "Bash", "ran": not met, "control_ran": True, "command": "curl x"}
+    expectation = {"command": "curl x", "expect": "blocked", "ran": not met, "control_ran": True, "met": met}
+    return {
+        "agent": "claude",
+        "version": version,
+        "requested": version,
+        "scenario": "commands",
+        "steps": [step],
+        "hooks": hooks,
+        "evidence": "e.json",
+        "control_evidence": "c.json",
+        "expectations": [expectation],
+    }
+
+
+def test_a_hook_is_named_by_its_script_and_the_table_ends_with_a_summary():
+    deny = hook_report('"$CLAUDE_PROJECT_DIR"/.claude/hooks/no-curl.sh', "effective")
+    broken = hook_report('"$(git rev-parse --show-toplevel)"/hooks/raises.py', "broken", "fail-open", "x" * 300)
+    assert check.hook_name(deny) == ".claude/hooks/no-curl.sh (PreToolUse [Bash])"
+    assert check.hook_name(broken) == "hooks/raises.py (PreToolUse [Bash])"
+    text = check.table(report_of("2.1.328", [deny, broken]))
+    assert "2 hooks: 1 effective, 1 broken" in text and "broken (fail-open)" in text
+    assert "ok   'curl x' expected blocked: did not run (without the hooks: ran)" in text
+    assert max(len(line) for line in text.splitlines()) < 200  # a reason is cut short
+
+
+def test_versions_are_one_table_that_marks_what_differs():
+    a = report_of("2.1.296", [hook_report("a.sh", "effective")])
+    b = report_of("2.1.328", [hook_report("a.sh", "ignored", "fail-open")], met=False)
+    text = check.versions_table([a, b])
+    assert text.splitlines()[0] == "claude 2.1.296, 2.1.328, scenario commands"
+    row = next(line for line in text.splitlines() if line.startswith("*a.sh"))
+    assert row.split()[-3:] == ["effective", "ignored", "(fail-open)"] and "* differs between versions" in text
+    same = check.versions_table([a, a])
+    assert "*" not in same and "the same on every version" in same
+
+
+def test_the_action_annotates_broken_and_ignored_hooks_and_unmet_expectations():
+    hooks = [hook_report("ok.sh", "passive"), hook_report("b.sh", "broken", "fail-closed", "exit 1\n50%")]
+    lines = check.workflow_commands([report_of("2.1.328", hooks, met=False)])
+    assert lines[0] == (
+        "::error file=.claude/settings.json,title=probe check: b.sh (PreToolUse [Bash])"
+        "::claude 2.1.328: broken (fail-closed): exit 1%0A50%25"
+    )
+    assert lines[1].startswith("::error title=probe check: expected blocked::claude 2.1.328: 'curl x' expected blocked, ran")
+    assert len(lines) == 2
