@@ -269,6 +269,7 @@ class Configured:
     timeout_s: float | None
     command: str
     matchers: str = "full"  # how the agent reads its matcher (HookSource.matchers)
+    matcher_names: tuple[tuple[str, str], ...] = ()  # the agent's tool -> its name in this file's matchers
 
 
 def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
@@ -277,7 +278,10 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
         for e in c.entries:
             key = f"{len(out)}-{re.sub(r'[^A-Za-z0-9_]', '_', e.native)[:40]}"
             canonical = canonical_of(agent, e.native)
-            out.append(Configured(key, e.source, e.native, canonical, e.matcher, e.timeout_s, e.command, c.source.matchers))
+            src = c.source
+            out.append(
+                Configured(key, e.source, e.native, canonical, e.matcher, e.timeout_s, e.command, src.matchers, src.matcher_names)
+            )
     return out
 
 
@@ -739,7 +743,9 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
     for such an answer that changed nothing; `passive` for no answer; `not-fired`."""
     invs = hooked.records.get(h.key, [])
     tool_event = h.canonical in TOOL_EVENTS
-    expected = h.canonical in scenario.events and (not tool_event or matcher_matches(h.matcher, hooked.tools_used, h.matchers))
+    named = dict(h.matcher_names)
+    tools = [*hooked.tools_used, *(named[t] for t in hooked.tools_used if t in named)]
+    expected = h.canonical in scenario.events and (not tool_event or matcher_matches(h.matcher, tools, h.matchers))
     report: HookReport = {
         "source": h.source,
         "event": h.native,

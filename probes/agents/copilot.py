@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,7 +53,10 @@ class Copilot(Agent):
     # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
     # Optional member: where `probe check` finds a repository's own hooks (the same two files).
-    hook_sources = (HookSource(".github/hooks/*.json", "github", ("bash", "command"), "timeoutSec"), CLAUDE_SETTINGS)
+    hook_sources = (
+        HookSource(".github/hooks/*.json", "github", ("bash", "command"), "timeoutSec"),
+        replace(CLAUDE_SETTINGS, matcher_names=(("bash", "Bash"),)),
+    )
     # Measured on 1.0.71, 1.0.80 and 1.0.92: extensions load only behind the EXTENSIONS
     # feature flag (off by default). In -p mode the user's extensions load with it; the
     # project's (.github/extensions) also need GITHUB_COPILOT_PROMPT_MODE_EXTENSIONS=true and
