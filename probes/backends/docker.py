@@ -226,7 +226,12 @@ class DockerBackend:
 
     def remove_orphans(self) -> None:
         """Containers of probes on this host that were killed before they could remove them."""
-        for c in self.docker.containers.list(all=True, filters={"label": [f"probe.host={HOST}"]}):
-            pid = int(c.labels.get("probe.pid", "0") or 0)
+        import docker
+
+        # sparse: the list itself, no inspection of each container, one of which the engine
+        # may be removing right now (auto_remove): a container gone meanwhile is no error
+        for c in self.docker.containers.list(all=True, sparse=True, filters={"label": [f"probe.host={HOST}"]}):
+            pid = int((c.attrs.get("Labels") or {}).get("probe.pid", "0") or 0)
             if pid and not alive(pid):
-                c.remove(force=True)
+                with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
+                    c.remove(force=True)
