@@ -53,7 +53,7 @@ ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
 RUN python3 -m venv /opt/probe
 ENV PATH=/opt/probe/bin:$PATH
 COPY . /src
-# The context has no .git: the commit a record names as harness_commit (probes/provenance.py)
+# The context has no .git: the commit a record names as harness_commit (probes/evidence/provenance.py)
 # comes in as a build argument, e.g. --build-arg PROBE_COMMIT=$(git rev-parse HEAD), and is
 # written to probes/COMMIT; without it, records say null.
 ARG PROBE_COMMIT=

@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from probes import matrix
+from probes.catalog.recipes import load_all
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
-from probes.recipes import load_all
+from probes.sweep import matrix
 
 COMMITTED = Path(__file__).resolve().parent.parent / "results"
 

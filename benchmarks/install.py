@@ -3,7 +3,7 @@
     python benchmarks/install.py [AGENT@VERSION ...] [--cache DIR]
 
 Each spec (default: copilot@1.0.89 copilot@1.0.88 claude@2.1.327) is installed twice
-through `probes.install.install`, the path `probe run` takes: first into a throwaway cache
+through `probes.versions.install.install`, the path `probe run` takes: first into a throwaway cache
 (it fills npm's own cache: the "cold" time, whatever npm had before), then into the measured
 cache (`--cache`, default a fresh temporary one) from a warm npm cache. The specs go into the
 measured cache one after another, so a later version can share files with an earlier one.
@@ -23,9 +23,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from probes import install
 from probes.agents import AGENTS
-from probes.spec import parse_spec
+from probes.versions import install
+from probes.versions.spec import parse_spec
 
 DEFAULT_SPECS = ["copilot@1.0.89", "copilot@1.0.88", "claude@2.1.327"]
 
@@ -53,7 +53,7 @@ def only_here(prefix: Path, cache_dir: Path) -> int:
     """Bytes on disk of the inodes no other version in the cache links to (the content
     store's own link does not count; before the store existed, every link is a version's)."""
     try:
-        from probes.cache import scan
+        from probes.versions.cache import scan
     except ImportError:  # the harness before the cache module: no store, no sharing
         return tree_bytes(prefix)[1]
     found = scan(cache_dir)

@@ -28,11 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from probes import install
 from probes.agents import AGENTS
-from probes.plan import RunDirs, register_hooks, runner_plan, workspace
-from probes.recipes import Recipe, get
+from probes.catalog.recipes import Recipe, get
+from probes.pipeline.plan import RunDirs, register_hooks, runner_plan, workspace
 from probes.runner.model import ScriptedModel
+from probes.versions import install
 
 PHASES = ("startup_s", "prepare_s", "launch_s", "cli_s", "teardown_s", "record_s", "total_s")
 

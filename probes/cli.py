@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import options
-from .errors import Exit, InputError, ProbeError
-from .options import UsageError, agent_named, recipe_named, spec_of
-from .stopping import STOPPING, Interrupted, on_stop_signals
+from probes.commands import options
+from probes.commands.options import UsageError, agent_named, recipe_named, spec_of
+from probes.errors import Exit, InputError, ProbeError
+from probes.stopping import STOPPING, Interrupted, on_stop_signals
 
 if TYPE_CHECKING:
-    from .evidence import Evidence
-    from .recipes import Recipe
+    from probes.catalog.recipes import Recipe
+    from probes.evidence.model import Evidence
 
 
 def tabulate(rows: Sequence[Sequence[object]], **kwargs: Any) -> str:
@@ -36,7 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """With --repeat N, N probes; --json then prints a JSON array of their records."""
     s = spec_of(args.spec)
     recipe_named(args.recipe)  # before the registry is asked or anything installed
-    from .run import probe_repeated
+    from probes.pipeline.run import probe_repeated
 
     records, path = probe_repeated(str(s), args.recipe, Path(args.results), args.backend, args.repeat)
     if not args.json:
@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def claim_line(c: dict[str, Any]) -> str:
     """A claim as the run summary shows it: the verdict, and why unless it agrees."""
-    from .claims import verdict_of
+    from probes.evidence.claims import verdict_of
 
     verdict = verdict_of(c)
     why = f" ({c['reason']})" if verdict != "agrees" and c.get("reason") else ""
@@ -58,8 +58,8 @@ def claim_line(c: dict[str, Any]) -> str:
 
 
 def summary(ev: Evidence, path: Path | str) -> str:
-    from .claims import applies_recorded
-    from .tables import short
+    from probes.evidence.claims import applies_recorded
+    from probes.report.tables import short
 
     version = ev.executed_version or "unknown"
     if ev.version_mismatch:
@@ -91,8 +91,8 @@ def summary(ev: Evidence, path: Path | str) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     """The catalog; --json adds what each recipe's classifier shows in a table (its key
     observation) and the parts of the session it reads, from the classifier registry."""
-    from .classify import CLASSIFIERS
-    from .recipes import load_all
+    from probes.catalog.recipes import load_all
+    from probes.classify import CLASSIFIERS
 
     recipes = load_all().values()
     if args.json:
@@ -132,9 +132,9 @@ def control_text(r: Recipe) -> str:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from .bump import probed_versions
-    from .install import installed_versions
-    from .spec import marked, published
+    from probes.sweep.bump import probed_versions
+    from probes.versions.install import installed_versions
+    from probes.versions.spec import marked, published
 
     agent = agent_named(args.agent)
     table = marked(published(agent.package), probed_versions(Path(args.results), agent.name), installed_versions(agent))
@@ -156,9 +156,9 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def cmd_reclassify(args: argparse.Namespace) -> int:
     """Label committed evidence again with the current classifiers (no CLI is run)."""
-    from .evidence import SCHEMA_VERSION
-    from .recipes import load_all
-    from .reclassify import reclassify
+    from probes.catalog.recipes import load_all
+    from probes.evidence.model import SCHEMA_VERSION
+    from probes.evidence.reclassify import reclassify
 
     changed = upgraded = 0
     for r in reclassify(Path(args.results), load_all()):
@@ -173,8 +173,8 @@ def cmd_reclassify(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from . import tables
-    from .recipes import load_all
+    from probes.catalog.recipes import load_all
+    from probes.report import tables
 
     results = Path(args.results)
     out = Path(args.output or results / "index.html")
@@ -195,8 +195,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(tables.as_json(cells), end="")
     elif args.format == "html":
-        from .evidence import write_atomic
-        from .page import html_page
+        from probes.evidence.model import write_atomic
+        from probes.report.page import html_page
 
         write_atomic(
             out,
@@ -213,7 +213,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from . import tables
+    from probes.report import tables
 
     a, b = spec_of(args.a, exact=True), spec_of(args.b, exact=True)
     if a.agent != b.agent:
@@ -228,8 +228,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from . import tables
-    from .cite import cite
+    from probes.report import tables
+    from probes.report.cite import cite
 
     s = spec_of(args.spec, exact=True)
     cells = tables.load(Path(args.results), s.agent, args.recipe, s.version, strict=True)
@@ -242,7 +242,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .schema import evidence_schema_text
+    from probes.evidence.schema import evidence_schema_text
 
     print(evidence_schema_text(), end="")
     return 0
@@ -252,7 +252,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from . import matrix
+    from probes.sweep import matrix
 
     agent = agent_named(args.agent)
     recipe_named(args.recipe, or_all=True)
@@ -265,7 +265,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         else:
             print(tabulate([(c.spec, c.recipe) for c in cells], headers=["cell", "recipe"]))
         return 0
-    from .evidence import check_writable
+    from probes.evidence.model import check_writable
 
     Path(args.results).mkdir(parents=True, exist_ok=True)
     check_writable(Path(args.results))
@@ -283,7 +283,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 def cmd_bump(args: argparse.Namespace) -> int:
     """Plan, run and report each agent's new releases; the exit status says what changed
     (bump.Night.exit_status)."""
-    from . import bump
+    from probes.sweep import bump
 
     if not (args.plan or args.agent):
         raise UsageError("bump needs --agent or --plan")
@@ -320,7 +320,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from .merge import merge
+    from probes.evidence.merge import merge
 
     if "" in args.dirs:
         raise UsageError("merge DIR: a directory, not ''")
@@ -333,37 +333,37 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-    from .bisecting import cmd_bisect as command  # imported when called: `probe run` starts without it
+    from probes.sweep.bisect import cmd_bisect as command  # imported when called: `probe run` starts without it
 
     return command(args)
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
-    from .fill import cmd_timeline as command
+    from probes.sweep.fill import cmd_timeline as command
 
     return command(args)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .check import cmd_check as command
+    from probes.check.core import cmd_check as command
 
     return command(args)
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from .cache import cmd_cache as command
+    from probes.versions.cache import cmd_cache as command
 
     return command(args)
 
 
 def cmd_recorder(args: argparse.Namespace) -> int:
-    from .recording import cmd_recorder as command
+    from probes.commands.recorder import cmd_recorder as command
 
     return command(args)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .recording import cmd_import as command
+    from probes.commands.recorder import cmd_import as command
 
     return command(args)
 

@@ -68,9 +68,9 @@ def evidence_problem(path: Path, text: str, blobs: Mapping[str, bytes] | None = 
     """Why a reader (evidence.load_evidence) would refuse `text`, a record about to be written
     at `path` with `blobs` (sha256 hex -> bytes, store.compact) beside it; None when it would
     read it. Checked before a record is written, so none is written that every reader refuses."""
-    from .errors import InputError
-    from .evidence import parse_evidence
-    from .store import Blobs
+    from probes.errors import InputError
+    from probes.evidence.model import parse_evidence
+    from probes.evidence.store import Blobs
 
     try:
         data = text.encode("utf-8")

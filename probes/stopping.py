@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import Exit
+from probes.errors import Exit
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -142,7 +142,7 @@ def held() -> Iterator[None]:
 def worker_init(parent: int) -> None:
     """A pool's initializer: the worker dies with `parent` (even a SIGKILLed one), ignores
     SIGINT and dies of SIGTERM until it runs a cell."""
-    from .runner.jail import die_with_parent
+    from probes.runner.jail import die_with_parent
 
     die_with_parent(signal.SIGKILL, parent)
     _idle()

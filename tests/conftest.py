@@ -52,7 +52,7 @@ def run_probe(real_tools, tmp_path):
         ev = json.loads(proc.stdout)
         agent, _ = spec.split("@")
         path = tmp_path / "results" / agent / ev["executed_version"] / f"{recipe}.json"
-        from probes.evidence import load_evidence
+        from probes.evidence.model import load_evidence
 
         assert load_evidence(path) == ev  # the record as stored (store.py), its refs resolved
         return ev

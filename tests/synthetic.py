@@ -8,9 +8,9 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from probes.evidence import load_evidence
-from probes.spec import Published
-from probes.timeline import write_snapshot
+from probes.evidence.model import load_evidence
+from probes.report.timeline import write_snapshot
+from probes.versions.spec import Published
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 TEMPLATE = RESULTS / "copilot" / "1.0.92" / "exit2-pretool.json"  # a decision record: label and reason_reached_model

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from probes import recipes
 from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from probes.agents.base import Registration
+from probes.catalog import recipes
 from probes.errors import InputError
 
 PROBES = Path(__file__).parent.parent / "probes"

@@ -1,4 +1,4 @@
-"""The search of `probe bisect` (probes/bisect.py) against recorded verdicts: a fake probe
+"""The search of `probe bisect` (probes/sweep/search.py) against recorded verdicts: a fake probe
 over a dict stands for the CLIs (the search is our own logic; the real run is below, marked
 `real`), and the command line's bad input."""
 
@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from probes.bisect import Point, picks, search
 from probes.cli import main
-
-from .conftest import probe_cmd
+from probes.sweep.search import Point, picks, search
+from tests.conftest import probe_cmd
 
 
 def versions(n: int) -> list[str]:
@@ -214,8 +213,8 @@ def test_real_bisect_finds_the_cwd_change(real_tools, tmp_path):
 
 
 def test_bump_report_names_the_release_that_changed():
-    from probes import bump
-    from probes.narrow import Narrowed
+    from probes.sweep import bump
+    from probes.sweep.narrow import Narrowed
 
     p = bump.Plan("copilot", "1.0.57", "1.0.57", ["1.0.92"], "cwd-subdir", [])
     change = {"recipe": "cwd-subdir", "what": "outcome", "from": "project-root", "to": "session-cwd"}

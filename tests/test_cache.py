@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from probes import cache, slim
-from probes.cache import Version, plan_eviction
 from probes.cli import main
 from probes.errors import InputError
+from probes.versions import cache, slim
+from probes.versions.cache import Version, plan_eviction
 
 LINUX_X64 = slim.Platform(frozenset({"linux"}), frozenset({"x64", "amd64"}), frozenset({"gnu", "glibc"}))
 
@@ -242,7 +242,7 @@ def test_bad_probe_cache_max_is_one_line_exit_2(tmp_path):
 
 
 def test_probe_cache_list_and_prune(tmp_path, monkeypatch, capsys):
-    from probes import install
+    from probes.versions import install
 
     monkeypatch.setenv("PROBE_CACHE", str(tmp_path))
     monkeypatch.setattr(install, "installed_in", installed_in)

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from probes import check, scenarios
 from probes.agents import AGENTS
 from probes.agents.config import user_entries
+from probes.catalog import scenarios
+from probes.check import core as check
 from probes.errors import InputError
-
-from .conftest import CLAUDE, CODEX, COPILOT, probe_cmd
+from tests.conftest import CLAUDE, CODEX, COPILOT, probe_cmd
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "hooks"
@@ -314,7 +314,7 @@ def test_a_script_outside_the_folder_is_one_line(tmp_path):
 def test_evidence_readers_would_refuse_is_not_written(tmp_path):
     """Every record of a version is checked as a reader reads it before any is written: one
     over the size readers accept is one line, and none of them is written."""
-    from probes.evidence import Evidence, load_evidence, save_evidence
+    from probes.evidence.model import Evidence, load_evidence, save_evidence
 
     committed = Evidence.model_validate(load_evidence(ROOT / "results" / "claude" / "2.1.328" / "payload-pretool.json"))
     out = tmp_path / "out" / "claude" / "2.1.328"
@@ -359,7 +359,7 @@ def test_copilot_deny_policy_is_effective_and_the_logger_is_recorded(real_tools,
     ]
     audit, deny = report["hooks"]
     assert (audit["verdict"], deny["verdict"], deny["decision"]) == ("passive", "effective", "deny")
-    from probes.evidence import load_evidence
+    from probes.evidence.model import load_evidence
 
     ev = load_evidence(Path(report["evidence"]))
     assert ev["surface"] == "user-hooks" and ev["invocation_count"] == 2
@@ -500,7 +500,7 @@ def test_claude_hook_past_its_timeout_is_broken_and_nothing_outlives_the_run(rea
     [hung] = report["hooks"]
     assert (hung["verdict"], hung["treated"]) == ("broken", "fail-open"), hung
     assert hung["reason"].startswith("timed out: killed by the CLI (SIGTERM)")
-    from probes.evidence import load_evidence
+    from probes.evidence.model import load_evidence
 
     ev = load_evidence(Path(report["evidence"]))
     assert ev["cleanup"] == {"alive_at_cli_exit": 0, "killed_by_harness": 0} and ev["network"] == "isolated"

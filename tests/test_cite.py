@@ -4,10 +4,9 @@ with their digests. Synthetic evidence trees (our own rendering)."""
 
 from __future__ import annotations
 
-from probes.cite import evidence_digest
-
-from .synthetic import releases, write_points, write_published
-from .test_tables import probe
+from probes.report.cite import evidence_digest
+from tests.synthetic import releases, write_points, write_published
+from tests.test_tables import probe
 
 
 def test_cite_since_an_exact_boundary_names_the_release_before_and_cites_both_records(tmp_path):

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.claims import PRECONDITIONS, Run, judge, verdict_of
-from probes.recipes import PRECONDITION_NAMES, Claim, Needs, load_all
+from probes.catalog.recipes import PRECONDITION_NAMES, Claim, Needs, load_all
+from probes.evidence.claims import PRECONDITIONS, Run, judge, verdict_of
 
 CLAIM = Claim(
     source="copilot changelog 1.0.72",

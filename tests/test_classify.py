@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from probes.catalog.recipes import load_all
 from probes.classify import SESSION_KEYS, label
-from probes.evidence import load_evidence
-from probes.recipes import load_all
+from probes.evidence.model import load_evidence
 
 FIXTURES = Path(__file__).parent.parent / "results"
 CASES = sorted(FIXTURES.glob("*/*/*.json"))

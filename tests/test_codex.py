@@ -10,8 +10,7 @@ import pytest
 
 from probes.agents import get
 from probes.agents.base import Registration
-
-from .conftest import CODEX
+from tests.conftest import CODEX
 
 
 @pytest.mark.real

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CLAUDE, need
-from .test_safety import CANARIES, env_with_canaries, leaked, processes_with, run_json
+from tests.conftest import CLAUDE, need
+from tests.test_safety import CANARIES, env_with_canaries, leaked, processes_with, run_json
 
 pytestmark = pytest.mark.real
 

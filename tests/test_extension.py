@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import COPILOT, COPILOT_OLDER, probe_cmd
+from tests.conftest import COPILOT, COPILOT_OLDER, probe_cmd
 
 pytestmark = pytest.mark.real
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from probes import tables
-from probes.evidence import load_evidence
+from probes.evidence.model import load_evidence
+from probes.report import tables
 
 RESULTS = Path(__file__).parent.parent / "results"
 FINDINGS = RESULTS / "FINDINGS.md"

@@ -33,7 +33,7 @@ def test_payload_names_the_tool_and_its_arguments_as_an_object(run_probe):
 
 
 def test_the_nightly_plan_bumps_gemini():
-    from .test_nightly import workflow_probe_commands
+    from tests.test_nightly import workflow_probe_commands
 
     bumps = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
     assert any("gemini" in c[c.index("--agent") :] for c in bumps)
@@ -56,14 +56,14 @@ def test_a_node_too_old_for_it_is_named_at_install(real_tools, tmp_path):
 
 def test_no_connection_beyond_loopback(real_tools, tmp_path):
     """Gemini CLI, traced: every connection it made went to the scripted model on loopback."""
-    from . import test_safety as safety
+    from tests import test_safety as safety
 
     safety.test_no_connection_beyond_loopback(GEMINI, real_tools, tmp_path)
 
 
 def test_canaries_in_hook_output_prompt_and_env_are_redacted(real_tools, tmp_path):
     """Gemini CLI hands hooks every credential it has (FINDINGS): none of them is written."""
-    from . import test_safety as safety
+    from tests import test_safety as safety
 
     recipes = safety.canary_recipes(tmp_path)
     for name in ("canary-pretool", "canary-pretool-control"):

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from probes import bump, limits
+from probes import limits
 from probes.cli import main
+from probes.sweep import bump
 
 ROOT = Path(__file__).resolve().parent.parent
 GIB = 2**30
@@ -244,7 +245,7 @@ def test_recipe_paths_and_env_are_checked_with_file_and_line(tmp_path, env, extr
 
 
 def test_paths_that_stay_inside_are_accepted(tmp_path, env, monkeypatch):
-    from probes.recipes import load_file
+    from probes.catalog.recipes import load_file
 
     path = recipe_file(
         env,
@@ -411,7 +412,8 @@ def test_probed_versions_skip_a_corrupt_record(results, capsys):
 
 
 def test_bump_runs_a_corrupt_cell_again(results, monkeypatch):
-    from probes import matrix, spec
+    from probes.sweep import matrix
+    from probes.versions import spec
 
     monkeypatch.setattr(spec, "published", lambda package: spec.Published(["2.1.327", "2.1.328", "2.1.329"], "2.1.329"))
     (results / "claude" / "2.1.329" / "hang-pretool.json").write_text("[]")
@@ -512,7 +514,7 @@ def test_a_full_disk_leaves_the_old_tables_whole(tmp_path, env, results, args, w
 
 def test_write_atomic_keeps_the_old_file_when_the_write_fails(tmp_path, monkeypatch):
     from probes.errors import HarnessError
-    from probes.evidence import write_atomic
+    from probes.evidence.model import write_atomic
 
     path = tmp_path / "claude.md"
     path.write_text("old\n")
@@ -572,7 +574,7 @@ def test_json_depth_and_size_are_bounded(tmp_path):
 
 
 def test_committed_evidence_is_well_inside_the_limits():
-    from probes.evidence import load_evidence
+    from probes.evidence.model import load_evidence
 
     paths = sorted((ROOT / "results").glob("*/*/*.json"))
     assert max(p.stat().st_size for p in paths) < limits.EVIDENCE_MAX_BYTES // 16

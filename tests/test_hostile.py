@@ -86,7 +86,7 @@ def check(spec: str, folder: Path, results: Path, env: dict[str, str] | None = N
 
 
 def hooked_evidence(report: dict) -> dict:
-    from probes.evidence import load_evidence
+    from probes.evidence.model import load_evidence
 
     return load_evidence(Path(report["evidence"]))
 

@@ -7,12 +7,11 @@ import json
 
 import pytest
 
-from probes import cache as cache_mod
-from probes import install, slim
 from probes.agents import AGENTS
 from probes.errors import HarnessError, InputError
-
-from .conftest import COPILOT, probe_cmd
+from probes.versions import cache as cache_mod
+from probes.versions import install, slim
+from tests.conftest import COPILOT, probe_cmd
 
 
 @pytest.fixture

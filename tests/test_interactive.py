@@ -8,11 +8,10 @@ import json
 
 import pytest
 
-from probes import plan as plan_module
-from probes import run as run_module
 from probes.agents import AGENTS
-
-from .conftest import CLAUDE, COPILOT
+from probes.pipeline import plan as plan_module
+from probes.pipeline import run as run_module
+from tests.conftest import CLAUDE, COPILOT
 
 pytestmark = pytest.mark.real
 

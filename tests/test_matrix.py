@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from probes import matrix, schedule
+from probes.catalog.recipes import load_all
 from probes.limits import MAX_JOBS
-from probes.recipes import load_all
+from probes.sweep import matrix, schedule
 from tests.conftest import CLAUDE
 
 # ---------------------------------------------------------------- admission
@@ -205,7 +205,7 @@ def test_a_real_matrix_runs_each_cell_to_its_committed_label(real_tools, tmp_pat
 KILLED_WORKER = """
 import os, signal, threading
 from concurrent.futures import ProcessPoolExecutor
-from probes import schedule
+from probes.sweep import schedule
 from tests.test_matrix import Gauge
 
 def die_on_one(i):

@@ -8,8 +8,7 @@ import pytest
 
 from probes.runner.dialects import gemini_as_chat, gemini_route
 from probes.runner.model import ScriptedModel
-
-from .test_model import EXPECTED_ARGS, SCRIPT, log_entries, request, sse
+from tests.test_model import EXPECTED_ARGS, SCRIPT, log_entries, request, sse
 
 GEMINI_TOOLS = [
     {

@@ -8,8 +8,7 @@ import json
 import pytest
 
 from probes.runner.model import ScriptedModel
-
-from .test_model import SCRIPT, log_entries, request, sse
+from tests.test_model import SCRIPT, log_entries, request, sse
 
 EXEC = {
     "type": "function",

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from probes import bump, matrix, merge
+from probes.catalog.recipes import load_all
 from probes.cli import parser
 from probes.errors import InputError
-from probes.recipes import load_all
-from probes.spec import Published, marked, semver_key
-
-from .conftest import COPILOT, COPILOT_OLD, COPILOT_OLDER, need, probe_cmd
+from probes.evidence import merge
+from probes.sweep import bump, matrix
+from probes.versions.spec import Published, marked, semver_key
+from tests.conftest import COPILOT, COPILOT_OLD, COPILOT_OLDER, need, probe_cmd
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"

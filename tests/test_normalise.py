@@ -1,4 +1,4 @@
-"""Per-run values as stable names (probes/normalise.py): what a re-run would change that is
+"""Per-run values as stable names (probes/pipeline/normalise.py): what a re-run would change that is
 not a measurement is written the same every time, and equal ids stay equal."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from probes.evidence import upgrade
-from probes.normalise import hook_python, known_values, normalise, slug
+from probes.evidence.model import upgrade
+from probes.pipeline.normalise import hook_python, known_values, normalise, slug
 
 FIXTURES = Path(__file__).parent / "fixtures" / "evidence-v1"
 RUN = "/tmp/probe-run-ab_9x2kq"

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from probes import tables
-from probes.meaning import LABELS, MEANINGS, meaning_of
-from probes.page import html_page, runs
-
-from .synthetic import RESULTS, releases, write_points, write_published
-from .test_tables import chromium
+from probes.report import tables
+from probes.report.colours import LABELS, MEANINGS, meaning_of
+from probes.report.page import html_page, runs
+from tests.synthetic import RESULTS, releases, write_points, write_published
+from tests.test_tables import chromium
 
 AGENTS = {"copilot": "1.0.", "claude": "2.1."}
 

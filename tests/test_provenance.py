@@ -1,4 +1,4 @@
-"""Provenance (probes/provenance.py): a record names the harness version and the git commit it
+"""Provenance (probes/evidence/provenance.py): a record names the harness version and the git commit it
 was built from, read from .git without running git, or from a COMMIT file a build wrote."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from probes import __version__, provenance
+from probes import __version__
+from probes.evidence import provenance
 
 
 def git(repo: Path, *args: str) -> str:

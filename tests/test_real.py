@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.recipes import load_all
-
-from .conftest import CLAUDE, COPILOT, COPILOT_OLD, COPILOT_OLDER, probe_cmd
+from probes.catalog.recipes import load_all
+from tests.conftest import CLAUDE, COPILOT, COPILOT_OLD, COPILOT_OLDER, probe_cmd
 
 pytestmark = pytest.mark.real
 

@@ -1,7 +1,7 @@
 import pytest
 
-from probes import recipes
 from probes.agents import AGENTS
+from probes.catalog import recipes
 from probes.errors import InputError
 
 

@@ -7,10 +7,9 @@ import json
 import shutil
 from pathlib import Path
 
-from probes.recipes import load_all
-from probes.reclassify import Relabelled, reclassify
-
-from .conftest import probe_cmd
+from probes.catalog.recipes import load_all
+from probes.evidence.reclassify import Relabelled, reclassify
+from tests.conftest import probe_cmd
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from probes import tables
 from probes.cli import main
-from probes.evidence import load_evidence
-from probes.recording import FOLDER, LOG, PROVENANCE
+from probes.commands.recorder import FOLDER, LOG, PROVENANCE
+from probes.evidence.model import load_evidence
+from probes.report import tables
 
 ROOT = Path(__file__).parent.parent
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0"  # token-shaped, fake

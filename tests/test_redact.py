@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from probes.redact import REDACTED, known_secrets, redact, redact_env, redact_text
+from probes.pipeline.redact import REDACTED, known_secrets, redact, redact_env, redact_text
 
 CANARIES = [
     "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",

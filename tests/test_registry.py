@@ -9,11 +9,10 @@ from typing import get_args
 
 import pytest
 
+from probes.catalog.recipes import load_all
 from probes.classify import CLASSIFIERS, SESSION_KEYS, classifier
 from probes.classify.session import Part, Session
-from probes.recipes import load_all
-
-from .conftest import probe_cmd
+from tests.conftest import probe_cmd
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 

@@ -8,12 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-from probes import rundirs
+from probes.pipeline import rundirs
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from probes import rundirs
+from probes.pipeline import rundirs
 with rundirs.run_directory() as d:
     (d / "workspace").mkdir()
     print(d, flush=True)

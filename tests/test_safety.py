@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from probes.evidence import SCHEMA_VERSION
-from probes.recipes import load_all
-
-from .conftest import CLAUDE, COPILOT, need
+from probes.catalog.recipes import load_all
+from probes.evidence.model import SCHEMA_VERSION
+from tests.conftest import CLAUDE, COPILOT, need
 
 pytestmark = pytest.mark.real
 
@@ -198,7 +197,7 @@ def test_no_connection_beyond_loopback(spec, real_tools, tmp_path):
 
 def test_host_network_is_said_when_namespaces_are_unavailable(real_tools, tmp_path, monkeypatch):
     from probes.backends import local
-    from probes.run import probe
+    from probes.pipeline.run import probe
 
     monkeypatch.setattr(local, "isolation_prefix", lambda: ())
     ev, path = probe(CLAUDE, "hang-pretool-control", tmp_path / "results")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CLAUDE
+from tests.conftest import CLAUDE
 
 ROOT = Path(__file__).parent.parent
 GRACE_S = 20.0  # stopping.STOP_GRACE_S, and a margin for a loaded machine
@@ -129,7 +129,8 @@ POOL = """
 import os, sys, time
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
-from probes import schedule, stopping
+from probes.sweep import schedule
+from probes import stopping
 
 def cell(i):
     open(f"{sys.argv[1]}/cell-{i}", "w").close()
@@ -215,7 +216,7 @@ def test_a_library_pool_forked_after_the_handlers_still_ends(tmp_path):
 def test_a_signal_during_a_run_directorys_removal_is_taken_after_it(tmp_path):
     """Ending halfway through removing a run directory would leave half of it (no lock, so
     the next probe waits before it removes the rest): the signal is taken once it is done."""
-    from probes import rundirs
+    from probes.pipeline import rundirs
     from probes.stopping import Interrupted, Stopper
 
     d = tmp_path / "probe-run-x"

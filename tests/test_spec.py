@@ -1,8 +1,8 @@
 import pytest
 
-from probes import spec
 from probes.agents import AGENTS
 from probes.errors import InputError
+from probes.versions import spec
 
 VERSIONS = ["1.0.57", "1.0.58", "1.0.80", "1.0.81-0", "1.0.81", "1.0.89-0", "1.0.89", "1.0.92", "1.0.102"]
 

@@ -9,9 +9,8 @@ import re
 
 import pytest
 
-from probes.evidence import load_evidence
-
-from .conftest import CLAUDE, COPILOT, probe_cmd
+from probes.evidence.model import load_evidence
+from tests.conftest import CLAUDE, COPILOT, probe_cmd
 
 pytestmark = pytest.mark.real
 

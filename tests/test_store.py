@@ -1,4 +1,4 @@
-"""Compact evidence (probes/store.py): values that repeat across records stored once per agent
+"""Compact evidence (probes/evidence/store.py): values that repeat across records stored once per agent
 version, content-addressed; records read the same as if the values were inline; merge, cite
 and reclassify carry and check the blobs; committed results stay small."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from probes import limits, store
+from probes import limits
 from probes.errors import InputError
-from probes.evidence import Evidence, load_evidence, save_evidence, write_atomic
-from probes.merge import merge
-
-from .conftest import probe_cmd
+from probes.evidence import store
+from probes.evidence.merge import merge
+from probes.evidence.model import Evidence, load_evidence, save_evidence, write_atomic
+from tests.conftest import probe_cmd
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results"
@@ -30,7 +30,7 @@ def v1_record() -> dict:
 
 def saved(tree: Path, cell: str = CELL) -> Path:
     """The version 1 fixture, upgraded and stored compact in `tree`, as `probe` writes it."""
-    from probes.evidence import upgrade
+    from probes.evidence.model import upgrade
 
     path = tree / f"{cell}.json"
     save_evidence(path, Evidence.model_validate(upgrade(v1_record())))

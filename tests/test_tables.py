@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from probes import matrix, spec, tables
 from probes.agents import AGENTS
+from probes.catalog.recipes import load_all
 from probes.errors import InputError
-from probes.recipes import load_all
+from probes.report import tables
+from probes.sweep import matrix
+from probes.versions import spec
 
 RESULTS = Path(__file__).parent.parent / "results"
 
@@ -50,7 +52,7 @@ def test_grid_is_for_markdown_only(results):
 
 
 def test_ranges_mark_exact_and_open_boundaries(tmp_path):
-    from .synthetic import releases, write_points, write_published
+    from tests.synthetic import releases, write_points, write_published
 
     root = tmp_path / "results"
     write_points(root, "copilot", "exit2-pretool", {"1.0.1": "denied", "1.0.2": "denied", "1.0.3": "allowed"})
@@ -84,7 +86,7 @@ def test_diff_of_a_version_without_evidence_is_one_line(results):
 
 def test_cite_gives_fact_version_digest_and_claim(results):
     out = probe("cite", "copilot@1.0.92", "exit2-pretool", "--results", str(results)).stdout
-    from probes.cite import evidence_digest
+    from probes.report.cite import evidence_digest
 
     digest = evidence_digest(results / "copilot" / "1.0.92" / "exit2-pretool.json")  # the record and its blobs
     assert "Outcome: **denied**" in out and "copilot 1.0.92" in out and digest in out
@@ -92,7 +94,7 @@ def test_cite_gives_fact_version_digest_and_claim(results):
 
 
 def test_a_flaky_cell_shows_the_spread(results):
-    from probes import tables
+    from probes.report import tables
 
     path = results / "copilot" / "1.0.92" / "parallel-pretool.json"
     rec = json.loads(path.read_text())
@@ -117,7 +119,7 @@ def test_matrix_versions(monkeypatch):
 
 
 def chromium(*args, tmp_path):
-    from .conftest import need
+    from tests.conftest import need
 
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     need(exe is not None, "chromium not on PATH (apt-get install chromium)")
@@ -155,7 +157,7 @@ def test_html_view_renders_in_headless_chromium(results, tmp_path):
 
 
 def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):
-    from probes import legend, tables
+    from probes.report import legend, tables
 
     def cell(agent: str, version: str, recipe: str) -> str:
         (c,) = tables.load(results, agent, recipe, version)

@@ -1,4 +1,4 @@
-"""Timelines (probes/timeline.py): segments and boundaries from points, the registry snapshot,
+"""Timelines (probes/report/timeline.py): segments and boundaries from points, the registry snapshot,
 and from committed evidence, offline."""
 
 from __future__ import annotations
@@ -7,11 +7,10 @@ import json
 import shutil
 from pathlib import Path
 
-from probes import timeline
-from probes.spec import Published
-from probes.timeline import Boundary, Segment, build
-
-from .conftest import probe_cmd
+from probes.report import timeline
+from probes.report.timeline import Boundary, Segment, build
+from probes.versions.spec import Published
+from tests.conftest import probe_cmd
 
 RESULTS = Path(__file__).parent.parent / "results"
 RELEASES = ["1.0.40", "1.0.52", "1.0.55", "1.0.60", "1.0.71", "1.0.102"]
@@ -116,8 +115,8 @@ def test_timeline_command_text_and_json(tmp_path):
 
 
 def test_every_kth_sample_keeps_both_ends_and_a_lost_end_fails():
-    from probes.bisect import Point
-    from probes.fill import Filled, sample
+    from probes.sweep.fill import Filled, sample
+    from probes.sweep.search import Point
 
     versions = [f"1.0.{i}" for i in range(10)]
     assert sample(versions, 4) == ["1.0.0", "1.0.4", "1.0.8", "1.0.9"]

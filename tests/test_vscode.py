@@ -9,10 +9,9 @@ import shutil
 
 import pytest
 
-from probes.evidence import load_evidence
+from probes.evidence.model import load_evidence
 from probes.runner.vscode_session import BROWSERS
-
-from .conftest import need, probe_cmd
+from tests.conftest import need, probe_cmd
 
 pytestmark = pytest.mark.vscode  # not `real`: a `pytest -m real` run does not pay for this install
 

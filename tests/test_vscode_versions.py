@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from probes import spec
 from probes.agents import AGENTS
 from probes.errors import InputError
+from probes.versions import spec
 
 SERVED = [
     "4.12.0",

@@ -7,9 +7,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ..errors import InputError
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .events import CANONICAL_EVENTS
+from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from probes.agents.events import CANONICAL_EVENTS
+from probes.errors import InputError
 
 NOT_AGENTS = ("base", "config", "events")  # this package's shared modules
 

@@ -13,9 +13,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
-    from ..evidence import Invocation, ModelRequest
-    from ..runner.contract import Markers
-    from ..spec import Published
+    from probes.evidence.model import Invocation, ModelRequest
+    from probes.runner.contract import Markers
+    from probes.versions.spec import Published
 
 NATIVE = "native"  # the config location every agent has: its own hook config
 

@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
-from .config import HookSource, native_hooks, write_json
-from .events import PASCAL_EVENTS
+from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
+from probes.agents.config import HookSource, native_hooks, write_json
+from probes.agents.events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
-    from ..evidence import Invocation, ModelRequest
+    from probes.evidence.model import Invocation, ModelRequest
 
 UA_RE = re.compile(r"claude-cli/(\d+\.\d+\.\d+\S*)")
 AI_AGENT_RE = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)")

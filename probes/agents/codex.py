@@ -25,14 +25,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HarnessError
-from ..runner import untrusted
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
-from .config import HookSource, native_hooks, write_json
-from .events import PASCAL_EVENTS
+from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
+from probes.agents.config import HookSource, native_hooks, write_json
+from probes.agents.events import PASCAL_EVENTS
+from probes.errors import HarnessError
+from probes.runner import untrusted
 
 if TYPE_CHECKING:
-    from ..evidence import Invocation, ModelRequest
+    from probes.evidence.model import Invocation, ModelRequest
 
 ROLLOUT_HEAD = 1024 * 1024  # a rollout's first line, session_meta, holds the version
 UA_RE = re.compile(r"codex_(?:exec|cli_rs|tui)/(\d+\.\d+\.\d+\S*)")

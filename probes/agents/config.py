@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import InputError
-from .base import Registration
+from probes.agents.base import Registration
+from probes.errors import InputError
 
 
 def native_hooks(registrations: Sequence[Registration], entry: Callable[[Registration], Any]) -> dict[str, list[Any]]:

@@ -9,15 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import HarnessError
-from ..runner import untrusted
-from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .claude import CLAUDE_SETTINGS, write_settings
-from .config import HookSource, write_github_hooks, write_json
-from .events import PASCAL_EVENTS
+from probes.agents.base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from probes.agents.claude import CLAUDE_SETTINGS, write_settings
+from probes.agents.config import HookSource, write_github_hooks, write_json
+from probes.agents.events import PASCAL_EVENTS
+from probes.errors import HarnessError
+from probes.runner import untrusted
 
 if TYPE_CHECKING:
-    from ..evidence import Invocation, ModelRequest
+    from probes.evidence.model import Invocation, ModelRequest
 
 LOG_HEAD = 1024 * 1024  # the version is said in the log's first lines
 LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")

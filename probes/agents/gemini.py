@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import HarnessError
-from .base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
-from .config import HookSource, native_hooks, write_json
+from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
+from probes.agents.config import HookSource, native_hooks, write_json
+from probes.errors import HarnessError
 
 if TYPE_CHECKING:
-    from ..evidence import Invocation, ModelRequest
+    from probes.evidence.model import Invocation, ModelRequest
 
 # GeminiCLI/0.45.2/probe-model (linux; x64), GeminiCLI-tui/0.61.0/...: the CLI's version
 UA_RE = re.compile(r"GeminiCLI(?:-[\w-]+)?/(\d+\.\d+\.\d+[^/\s]*)")

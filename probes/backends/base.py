@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..agents.base import Agent
-    from ..runner.contract import Plan, Result
+    from probes.agents.base import Agent
+    from probes.runner.contract import Plan, Result
 
 GRACE_S = 30  # beyond the plan's budget, before the runner itself is presumed stuck
 PASSED_ENV = ("LANG", "LC_ALL", "TZ")  # the only variables taken from the caller

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from .. import limits
-from ..errors import HarnessError
-from ..runner import untrusted
+from probes import limits
+from probes.errors import HarnessError
+from probes.runner import untrusted
 
 if TYPE_CHECKING:
-    from ..runner.contract import Plan, Result
+    from probes.runner.contract import Plan, Result
 
 RESULT_MAX = 16 * 1024 * 1024  # the runner's result: timings and a terminal transcript
 

@@ -15,15 +15,15 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..errors import HarnessError, InputError
-from ..pids import alive
-from .base import GRACE_S, BackendRun, Deferred, Launch
-from .common import read_result, runner_argv
+from probes import __version__
+from probes.backends.base import GRACE_S, BackendRun, Deferred, Launch
+from probes.backends.common import read_result, runner_argv
+from probes.errors import HarnessError, InputError
+from probes.pids import alive
 
 if TYPE_CHECKING:
-    from ..agents.base import Agent
-    from ..runner.contract import Plan
+    from probes.agents.base import Agent
+    from probes.runner.contract import Plan
 
 IMAGE_PREFIX = "probe-cli"
 PREFIX_IN_IMAGE = Path("/opt/cli")

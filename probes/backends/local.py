@@ -14,14 +14,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import HarnessError
-from ..runner.jail import die_with_parent
-from .base import GRACE_S, PASSED_ENV, BackendRun, Launch
-from .common import last_words, read_result
+from probes.backends.base import GRACE_S, PASSED_ENV, BackendRun, Launch
+from probes.backends.common import last_words, read_result
+from probes.errors import HarnessError
+from probes.runner.jail import die_with_parent
 
 if TYPE_CHECKING:
-    from ..agents.base import Agent
-    from ..runner.contract import Plan
+    from probes.agents.base import Agent
+    from probes.runner.contract import Plan
 
 
 @functools.cache
@@ -55,13 +55,13 @@ class LocalBackend:
         return sys.executable
 
     def node_dir(self) -> str:
-        from ..spec import tool
+        from probes.versions.spec import tool
 
         return os.path.dirname(tool("node"))
 
     def prepare(self, agent: Agent, version: str) -> Path:
         """The prefix the CLI version is installed in (installing it once)."""
-        from ..install import install
+        from probes.versions.install import install
 
         self.node_dir()  # node missing: say so before installing anything
         return install(agent, version)

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from .errors import InputError
+from probes.errors import InputError
 
 
 def recipes_dir() -> Path:

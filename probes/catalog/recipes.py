@@ -12,11 +12,11 @@ from typing import Any, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
-from .catalog import NAME_MAX, NAME_RE, recipe_files, recipes_dir
-from .errors import InputError
-from .limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
-from .rundirs import DISK_MB
+from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
+from probes.catalog.names import NAME_MAX, NAME_RE, recipe_files, recipes_dir
+from probes.errors import InputError
+from probes.limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
+from probes.pipeline.rundirs import DISK_MB
 
 TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
 
@@ -129,7 +129,9 @@ class Action(Strict):
         return self
 
 
-Precondition = Literal["trace", "extension-status", "prompt-history"]  # what a run may have to set up (see probes/claims.py)
+Precondition = Literal[
+    "trace", "extension-status", "prompt-history"
+]  # what a run may have to set up (see probes/evidence/claims.py)
 PRECONDITION_NAMES: tuple[str, ...] = get_args(Precondition)
 
 
@@ -225,7 +227,7 @@ class Recipe(Strict):
                 raise ValueError(f"{agent} has no extension surface")
         if (self.control is None) == (self.control_of is None):
             raise ValueError("a recipe names its `control`, or is a control and names `control_of`")
-        from .classify import CLASSIFIERS
+        from probes.classify import CLASSIFIERS
 
         if self.classifier not in CLASSIFIERS:
             raise ValueError(f"unknown classifier {self.classifier!r}; known: {', '.join(CLASSIFIERS)}")

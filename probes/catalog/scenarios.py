@@ -11,11 +11,11 @@ from pathlib import Path
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from .agents import CANONICAL_EVENTS
-from .errors import InputError
-from .limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
-from .recipes import Step, Strict
-from .rundirs import DISK_MB
+from probes.agents import CANONICAL_EVENTS
+from probes.catalog.recipes import Step, Strict
+from probes.errors import InputError
+from probes.limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
+from probes.pipeline.rundirs import DISK_MB
 
 SESSION = ["session_start", "prompt_submit", "stop", "session_end"]  # every -p session
 TOOL = ["pre_tool", "post_tool"]

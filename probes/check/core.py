@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
-from . import rundirs
-from .agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
-from .agents.config import HookSource, UserEntry, user_entries, write_json
-from .catalog import NAME_RE
-from .collect import edited
-from .errors import Exit, HarnessError, InputError
-from .limits import HOOK_CONFIG_MAX_BYTES, HOOK_CONFIGS_MAX, HOOKS_MAX, HOOKS_PER_CONFIG_MAX, JSON_MAX_DEPTH
-from .rundirs import RunDirs
-from .runner import untrusted
-from .runner.contract import ShimConfig, ShimEntry
-from .scenarios import Scenario
+from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, Registration
+from probes.agents.config import HookSource, UserEntry, user_entries, write_json
+from probes.catalog.names import NAME_RE
+from probes.catalog.scenarios import Scenario
+from probes.errors import Exit, HarnessError, InputError
+from probes.limits import HOOK_CONFIG_MAX_BYTES, HOOK_CONFIGS_MAX, HOOKS_MAX, HOOKS_PER_CONFIG_MAX, JSON_MAX_DEPTH
+from probes.pipeline import rundirs
+from probes.pipeline.collect import edited
+from probes.pipeline.rundirs import RunDirs
+from probes.runner import untrusted
+from probes.runner.contract import ShimConfig, ShimEntry
 
 SHELL = "bash"  # both CLIs document a hook's command as a bash command
 FOLDER_MAX_FILES = 10000  # the user's folder is copied into every session
@@ -144,7 +144,7 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
 
 def load_config(path: Path, label: str) -> Any:
     """A config file's JSON, bounded (probes/limits.py), or one line naming the file."""
-    from .limits import BadFile, decode, json_depth, nul_at, read_bounded
+    from probes.limits import BadFile, decode, json_depth, nul_at, read_bounded
 
     try:
         label.encode("utf-8")
@@ -443,7 +443,7 @@ def steps_of(
     """Whether each tool step ran: a shell step's command from the shells the session started
     (`shells`; None: not watched, so it cannot be told), or its marker; a file step off the
     workspace; a read off the tool result the model got; and the tools the CLI called."""
-    from .plan import marker_path
+    from probes.pipeline.plan import marker_path
 
     replies = [r["reply"] for r in log if r.get("reply") and not r["reply"].get("aux")]
     used = sorted({r["tool"] for r in replies if r.get("tool")})
@@ -491,12 +491,12 @@ def run_session(
     hook recorded, no step measured): the session exactly as without `probe`, for comparing."""
     control = keep is None
     variant = "-control" if keep is None else "" if len(keep) == len(hooks) else "-alone"  # the caller numbers it
-    from .backends import BACKENDS
-    from .collect import read_jsonl
-    from .plan import Hooks, runner_plan, workspace
-    from .recipes import ResolvedRecipe
-    from .run import RUNNER_FILES, Probed, build_evidence, load_record_modules
-    from .runner.contract import HookEntry
+    from probes.backends import BACKENDS
+    from probes.catalog.recipes import ResolvedRecipe
+    from probes.pipeline.collect import read_jsonl
+    from probes.pipeline.plan import Hooks, runner_plan, workspace
+    from probes.pipeline.run import RUNNER_FILES, Probed, build_evidence, load_record_modules
+    from probes.runner.contract import HookEntry
 
     backend = BACKENDS[backend_name]
     name = f"check-{scenario.name}{variant}"
@@ -528,7 +528,7 @@ def run_session(
         run = RunDirs(tmp)
         run.cap()  # before the runner's namespaces are made: they see the caps
         for f in (*RUNNER_FILES, "shim.py"):
-            shutil.copy(Path(__file__).parent / "runner" / f, run.bin / f)
+            shutil.copy(Path(__file__).parent.parent / "runner" / f, run.bin / f)
         launch = backend.launch(run.root)
         try:
             prefix = backend.prepare(agent, version)
@@ -555,9 +555,9 @@ def run_session(
         loading = load_record_modules()
         ran = launch.run(plan)
         loading.join()
-        from .collect import collect
-        from .normalise import known_values, normalise
-        from .redact import redact
+        from probes.pipeline.collect import collect
+        from probes.pipeline.normalise import known_values, normalise
+        from probes.pipeline.redact import redact
 
         regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks] if not control else []
         sidecar = {h.key: HookEntry(event=h.native, canonical=h.canonical or h.native, behavior={}) for h in hooks}
@@ -840,7 +840,7 @@ def scenario_fits(agent: Agent, scenario: Scenario) -> None:
 
 def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], list[Configured]]:
     """Everything checked before anything is installed or run: bad input is one line."""
-    from .agents import get
+    from probes.agents import get
 
     agent = get(agent_name)
     folder = folder.resolve()
@@ -864,8 +864,8 @@ def check_version(
     backend: str = "local",
     expect: Sequence[str] = (),
 ) -> Report:
-    from . import install
-    from .evidence import evidence_path
+    from probes.evidence.model import evidence_path
+    from probes.versions import install
 
     writes: list[tuple[Path, Any]] = []  # (path, Evidence): checked together, then written
     if not install.installed(agent, version):
@@ -944,9 +944,9 @@ def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
     """A version's records, each stored as save_evidence stores it, once all of them are
     known to be readable (limits.evidence_problem: the size every reader accepts, above all):
     else one line, and none of them written."""
-    from .evidence import write_atomic
-    from .limits import evidence_problem
-    from .store import compact, dumps, put_blob
+    from probes.evidence.model import write_atomic
+    from probes.evidence.store import compact, dumps, put_blob
+    from probes.limits import evidence_problem
 
     stored = []
     for path, ev in writes:
@@ -985,8 +985,8 @@ def ok(h: HookReport) -> bool:
 def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[tuple[str, str]]:
     """(requested, exact) pairs: the spec's version, or --versions. Installed exact versions
     need no registry round trip."""
-    from . import install, spec
-    from .matrix import select_versions
+    from probes.sweep.matrix import select_versions
+    from probes.versions import install, spec
 
     if selector is None:
         if spec_version != "latest" and install.installed(agent, spec_version):
@@ -1123,8 +1123,8 @@ def expectations_of(scenario: Scenario, expect: Sequence[str], hooked: Session) 
 
 def commands_scenario(commands: Sequence[str]) -> Scenario:
     """--command CMD ...: one shell step per command, in order, then a text."""
-    from .recipes import Step
-    from .scenarios import SESSION, TOOL
+    from probes.catalog.recipes import Step
+    from probes.catalog.scenarios import SESSION, TOOL
 
     turns = [Step(tool="shell", command=c) for c in commands] + [Step(text="done")]
     return Scenario(name="commands", description="the commands given with --command", turns=turns, events=SESSION + TOOL)
@@ -1142,9 +1142,9 @@ def progress(message: str) -> None:
 def cmd_check(args: Any) -> int:
     """probe check AGENT@VERSION --hooks DIR: 0, or 4 with --strict when a hook is not as
     its scenario expects or a command not as --expect says."""
-    from .options import spec_of
-    from .scenarios import load
-    from .store import check_writable
+    from probes.catalog.scenarios import load
+    from probes.commands.options import spec_of
+    from probes.evidence.store import check_writable
 
     s = spec_of(args.spec)
     PROGRESS[0] = bool(args.progress) or sys.stderr.isatty()
@@ -1180,7 +1180,8 @@ def cmd_check(args: Any) -> int:
     return Exit.NOT_AS_EXPECTED if args.strict and (failed or unmet) else Exit.OK
 
 
-if __name__ == "__main__":  # the GitHub Action: `python -m probes.check [--annotations] REPORT.json`
+def action_main() -> None:
+    """The GitHub Action: `python -m probes.check [--annotations] REPORT.json`."""
     wanted = sys.argv[1:]
     loaded = json.loads(Path(wanted[-1]).read_text())
     every = loaded if isinstance(loaded, list) else [loaded]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from .registry import classifier
-from .session import (
+from probes.classify.registry import classifier
+from probes.classify.session import (
     Session,
     count,
     find_in_requests,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from .registry import classifier
-from .session import Session, find_in_requests, in_cli_output, of_event, sentinels, tool_ran
+from probes.classify.registry import classifier
+from probes.classify.session import Session, find_in_requests, in_cli_output, of_event, sentinels, tool_ran
 
 
 class ContextObs(TypedDict):

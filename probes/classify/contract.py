@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from ..redact import secret_name
-from .registry import classifier
-from .session import CliRecord, Session, count, first, of_event, payload_field, payload_of, tool_ran
+from probes.classify.registry import classifier
+from probes.classify.session import CliRecord, Session, count, first, of_event, payload_field, payload_of, tool_ran
+from probes.pipeline.redact import secret_name
 
 
 def value_type(value: object) -> str | None:

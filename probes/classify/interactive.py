@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from .registry import classifier
-from .session import Session, count, first, hook_spec, of_event, payload_field, requests_after, tool_ran
+from probes.classify.registry import classifier
+from probes.classify.session import Session, count, first, hook_spec, of_event, payload_field, requests_after, tool_ran
 
 
 def starts(session: Session) -> list[float]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypedDict, TypeVar, cast, get_args
 
-from .session import Part, Session
+from probes.classify.session import Part, Session
 
 Observations = Mapping[str, object]  # each classifier's own TypedDict: every key always present
 Fn = Callable[[Session], tuple[str, Observations]]

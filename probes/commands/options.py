@@ -10,14 +10,14 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
-from . import __version__
-from .errors import InputError
-from .limits import MAX_JOBS, MAX_REPEAT, MAX_SHARDS
-from .suggest import perhaps
+from probes import __version__
+from probes.errors import InputError
+from probes.limits import MAX_JOBS, MAX_REPEAT, MAX_SHARDS
+from probes.suggest import perhaps
 
 if TYPE_CHECKING:
-    from .agents import Agent
-    from .spec import Spec
+    from probes.agents import Agent
+    from probes.versions.spec import Spec
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -54,7 +54,7 @@ def results_dir(text: str) -> str:
 
 def shard(text: str) -> tuple[int, int]:
     """An argparse type: I/N, checked before the registry is asked."""
-    from .matrix import parse_shard
+    from probes.sweep.matrix import parse_shard
 
     return parse_shard(text)
 
@@ -104,7 +104,7 @@ def add_dry_run(p: argparse.ArgumentParser) -> None:
 
 def agent_named(name: str) -> Agent:
     """The agent `name`, or the one line of agents.get, with the nearest names."""
-    from .agents import AGENTS, get
+    from probes.agents import AGENTS, get
 
     try:
         return get(name)
@@ -114,8 +114,8 @@ def agent_named(name: str) -> Agent:
 
 def spec_of(text: str, exact: bool = False) -> Spec:
     """AGENT@VERSION (`exact`: not `latest`), or one line saying why not."""
-    from .agents import AGENTS
-    from .spec import SPEC_RE, parse_spec
+    from probes.agents import AGENTS
+    from probes.versions.spec import SPEC_RE, parse_spec
 
     m = SPEC_RE.fullmatch(text)
     if m:
@@ -129,14 +129,14 @@ def spec_of(text: str, exact: bool = False) -> Spec:
 def recipe_named(name: str, or_all: bool = False) -> str:
     """A recipe in the catalog (read later, once, by what runs it; `or_all`: or `all`), or
     one line: the nearest names, else recipes.get's own (a malformed name, or the known ones)."""
-    from .catalog import NAME_RE, recipe_files, recipes_dir
+    from probes.catalog.names import NAME_RE, recipe_files, recipes_dir
 
     if (or_all and name == "all") or (NAME_RE.fullmatch(name) and (recipes_dir() / f"{name}.yaml").exists()):
         return name
     hint = perhaps(name, [p.stem for p in recipe_files()]) if NAME_RE.fullmatch(name) else ""
     if hint:
         raise InputError(f"unknown recipe {name!r}: see `probe list`{hint}")
-    from .recipes import get
+    from probes.catalog.recipes import get
 
     get(name)  # raises
     return name
@@ -147,8 +147,8 @@ def recipe_named(name: str, or_all: bool = False) -> str:
 
 def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     """Every command, its arguments and help; `commands` names the function each one calls."""
-    from .agents import AGENTS
-    from .backends import BACKENDS
+    from probes.agents import AGENTS
+    from probes.backends import BACKENDS
 
     p = Parser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
     p.add_argument("--version", action="version", version=f"probe {__version__}")
@@ -334,7 +334,7 @@ def parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
 
 
 def add_ranges(sub: argparse._SubParsersAction[Parser], commands: Mapping[str, Command]) -> None:
-    """`bisect` and `timeline` (probes/bisecting.py, probes/fill.py; docs/ranges.md)."""
+    """`bisect` and `timeline` (probes/sweep/bisect.py, probes/sweep/fill.py; docs/ranges.md)."""
 
     def common(c: argparse.ArgumentParser, verb: str) -> None:
         c.add_argument("agent")

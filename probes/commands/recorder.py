@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .agents.base import NATIVE, RUNNER_DIR, Agent, Registration
-from .errors import InputError
-from .limits import EVIDENCE_MAX_BYTES
+from probes.agents.base import NATIVE, RUNNER_DIR, Agent, Registration
+from probes.errors import InputError
+from probes.limits import EVIDENCE_MAX_BYTES
 
 PROVENANCE = "recorded-by-person"
 FOLDER = ".probe-recorder"  # in the workspace: record.py, and the log it appends to
@@ -40,7 +40,7 @@ RECORDED = "_recorded"  # results/<agent>/_recorded/<version>/<name>.json: `_` k
 
 def native_events(agent: Agent) -> dict[str, str]:
     """native event -> canonical, for every canonical event the agent has a name for."""
-    from .agents.events import CANONICAL_EVENTS
+    from probes.agents.events import CANONICAL_EVENTS
 
     out: dict[str, str] = {}
     for c in CANONICAL_EVENTS:
@@ -143,7 +143,7 @@ def find_log(directory: Path) -> Path:
 
 def read_log(path: Path) -> tuple[list[LogLine], str]:
     """Every line of the log, checked, and the log's sha256; or one line naming the file and line."""
-    from .limits import BadFile, decode, parse_json, read_bounded
+    from probes.limits import BadFile, decode, parse_json, read_bounded
 
     try:
         data = read_bounded(path, LOG_MAX_BYTES, follow=False)
@@ -178,7 +178,7 @@ def read_log(path: Path) -> tuple[list[LogLine], str]:
 
 def moment(stamp: str) -> datetime:
     """An ISO 8601 time with its zone, as record.py writes it, or BadFile."""
-    from .limits import BadFile
+    from probes.limits import BadFile
 
     if STAMP.fullmatch(stamp):
         try:
@@ -224,7 +224,7 @@ def names(value: Any, paths: list[tuple[str, str]]) -> Any:
 def scrub(value: Any, paths: list[tuple[str, str]], secrets: set[str]) -> Any:
     """Per-person paths as stable names, then redacted as a driven run's session is
     (redact.py): token shapes, the caller's secret values, values under secret names."""
-    from .redact import redact
+    from probes.pipeline.redact import redact
 
     return redact(names(value, paths), secrets)
 
@@ -232,7 +232,7 @@ def scrub(value: Any, paths: list[tuple[str, str]], secrets: set[str]) -> Any:
 def scrub_env(env: dict[str, str], paths: list[tuple[str, str]], secrets: set[str]) -> dict[str, str]:
     """An environment as a driven run's invocations' are (collect.scrub): a secret-named
     variable in any case is `<redacted>`."""
-    from .redact import redact_env
+    from probes.pipeline.redact import redact_env
 
     return redact_env(names(env, paths), secrets)
 
@@ -240,9 +240,9 @@ def scrub_env(env: dict[str, str], paths: list[tuple[str, str]], secrets: set[st
 def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, digest: str) -> dict[str, Any]:
     """The group's record, redacted as a driven run's (run.py, collect.py): the secrets are
     those of the caller's environment (secret-named variables' values, encoded too)."""
-    from . import provenance
-    from .evidence import CliRun, Evidence, Invocation
-    from .redact import known_secrets, redact
+    from probes.evidence import provenance
+    from probes.evidence.model import CliRun, Evidence, Invocation
+    from probes.pipeline.redact import known_secrets, redact
 
     secrets = known_secrets(os.environ)
 
@@ -356,9 +356,9 @@ def evidence_of(agent: Agent, lines: list[LogLine], version: str, source: str, d
 def import_log(directory: Path, results: Path) -> list[Path]:
     """The log under `directory` as evidence records, one per (agent, version) it holds;
     checked whole before anything is written."""
-    from .agents import get
-    from .evidence import write_atomic
-    from .limits import evidence_problem
+    from probes.agents import get
+    from probes.evidence.model import write_atomic
+    from probes.limits import evidence_problem
 
     path = find_log(directory)
     lines, digest = read_log(path)
@@ -399,7 +399,7 @@ def import_log(directory: Path, results: Path) -> list[Path]:
 
 
 def cmd_recorder(args: argparse.Namespace) -> int:
-    from .options import agent_named
+    from probes.commands.options import agent_named
 
     agent = agent_named(args.agent)
     target = Path(args.dir)
@@ -411,7 +411,7 @@ def cmd_recorder(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .evidence import check_writable
+    from probes.evidence.model import check_writable
 
     results = Path(args.results)
     check_writable(results)

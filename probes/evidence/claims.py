@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from .spec import semver_key
+from probes.versions.spec import semver_key
 
 if TYPE_CHECKING:
-    from .recipes import Claim, Needs, ResolvedRecipe
+    from probes.catalog.recipes import Claim, Needs, ResolvedRecipe
 
 Verdict = Literal["agrees", "disagrees", "untested"]
 VERDICTS: tuple[Verdict, ...] = ("agrees", "disagrees", "untested")

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import InputError
-from .evidence import (
-    Evidence,
-    check_writable,
-    evidence_path,
-    parse_evidence,
-    write_atomic,
-)
-from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
-from .store import Blobs, put_blob
+from probes.errors import InputError
+from probes.evidence.model import Evidence, check_writable, evidence_path, parse_evidence, write_atomic
+from probes.evidence.store import Blobs, put_blob
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
 
 
 def records(tree: Path, blobs: dict[str, bytes] | None = None, known: dict[str, bytes] | None = None) -> dict[str, bytes]:

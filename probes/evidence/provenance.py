@@ -11,10 +11,10 @@ import functools
 import re
 from pathlib import Path
 
-from . import __version__
-from .limits import BadFile, decode, read_bounded
+from probes import __version__
+from probes.limits import BadFile, decode, read_bounded
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent
 COMMIT_RE = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")  # SHA-1, or SHA-256 repositories
 SMALL = 64 * 1024  # HEAD, a ref, the commondir pointer; packed-refs may be larger
 PACKED_MAX = 16 * 1024 * 1024

@@ -10,15 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from .claims import Run, judge
-from .classify import SESSION_KEYS, Session, label
-from .errors import InputError
-from .evidence import Evidence, load_evidence, upgrade, write_atomic
-from .limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
-from .store import Blobs, compact, dumps, put_blob, unreferenced
+from probes.classify import SESSION_KEYS, Session, label
+from probes.errors import InputError
+from probes.evidence.claims import Run, judge
+from probes.evidence.model import Evidence, load_evidence, upgrade, write_atomic
+from probes.evidence.store import Blobs, compact, dumps, put_blob, unreferenced
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
 
 if TYPE_CHECKING:
-    from .recipes import Recipe
+    from probes.catalog.recipes import Recipe
 
 
 @dataclass(frozen=True)

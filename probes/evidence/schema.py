@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .evidence import Evidence
+from probes.evidence.model import Evidence
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"  # the dialect pydantic generates
 

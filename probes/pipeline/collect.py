@@ -14,17 +14,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from . import limits
-from .classify import SENTINEL_RE, hook_texts
-from .errors import HarnessError
-from .evidence import CliRun, Collected, Invocation, ModelRequest
-from .normalise import known_values, normalise
-from .plan import Hooks, RunDirs, marker_path
-from .provenance import checked
-from .recipes import ResolvedRecipe
-from .redact import known_secrets, redact, redact_env, secret_name
-from .runner import untrusted
-from .runner.contract import HookRecord, ModelLogEntry, Plan, Result
+from probes import limits
+from probes.catalog.recipes import ResolvedRecipe
+from probes.classify import SENTINEL_RE, hook_texts
+from probes.errors import HarnessError
+from probes.evidence.model import CliRun, Collected, Invocation, ModelRequest
+from probes.evidence.provenance import checked
+from probes.pipeline.normalise import known_values, normalise
+from probes.pipeline.plan import Hooks, RunDirs, marker_path
+from probes.pipeline.redact import known_secrets, redact, redact_env, secret_name
+from probes.runner import untrusted
+from probes.runner.contract import HookRecord, ModelLogEntry, Plan, Result
 
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from .agents import Agent, Registration
-from .agents.config import write_json
-from .backends.base import PASSED_ENV
-from .errors import InputError
-from .recipes import ResolvedRecipe, Step
-from .rundirs import RunDirs as RunDirs  # the directories of one run
-from .runner.contract import (
+from probes.agents import Agent, Registration
+from probes.agents.config import write_json
+from probes.backends.base import PASSED_ENV
+from probes.catalog.recipes import ResolvedRecipe, Step
+from probes.errors import InputError
+from probes.pipeline.rundirs import RunDirs as RunDirs  # the directories of one run
+from probes.runner.contract import (
     ExtensionConfig,
     ExtensionEntry,
     HookBehavior,

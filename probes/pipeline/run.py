@@ -17,33 +17,42 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import install, rundirs, spec
-from .agents import AGENTS, Agent
-from .backends import BACKENDS, Backend
-from .errors import InputError
-from .rundirs import RunDirs
-from .runner.hook import process_start
-from .store import check_writable
+from probes.agents import AGENTS, Agent
+from probes.backends import BACKENDS, Backend
+from probes.errors import InputError
+from probes.evidence.store import check_writable
+from probes.pipeline import rundirs
+from probes.pipeline.rundirs import RunDirs
+from probes.runner.hook import process_start
+from probes.versions import install, spec
 
 if TYPE_CHECKING:
-    from .backends import BackendRun
-    from .evidence import Collected, Evidence
-    from .plan import Hooks
-    from .recipes import ResolvedRecipe
-    from .runner.contract import Plan
+    from probes.backends import BackendRun
+    from probes.catalog.recipes import ResolvedRecipe
+    from probes.evidence.model import Collected, Evidence
+    from probes.pipeline.plan import Hooks
+    from probes.runner.contract import Plan
 
 RUNNER_FILES = ("runner.py", "contract.py", "model.py", "dialects.py", "hook.py", "terminal.py", "jail.py", "untrusted.py")
 DISK_FULL = "disk-full"  # the outcome of a session the runner ended at the run's disk cap
 
 # What turns a session into a record (and what `probe run` prints it with). Imported in a
 # thread while the CLI runs, not before it starts: the session's wait pays for them.
-RECORD_MODULES = ("claims", "classify", "collect", "evidence", "provenance", "redact", "tables")
+RECORD_MODULES = (
+    "probes.evidence.claims",
+    "probes.classify",
+    "probes.pipeline.collect",
+    "probes.evidence.model",
+    "probes.evidence.provenance",
+    "probes.pipeline.redact",
+    "probes.report.tables",
+)
 
 
 def load_record_modules() -> threading.Thread:
     def load() -> None:
         for name in RECORD_MODULES:
-            importlib.import_module(f"{__package__}.{name}")
+            importlib.import_module(name)
         importlib.import_module("tabulate")
 
     thread = threading.Thread(target=load, name="probe-record-modules", daemon=True)
@@ -65,7 +74,7 @@ def resolve(spec_text: str) -> tuple[Agent, str, str]:
 
 
 def load_recipe(name: str, agent: Agent) -> ResolvedRecipe:
-    from .recipes import get as get_recipe
+    from probes.catalog.recipes import get as get_recipe
 
     recipe = get_recipe(name)
     if agent.name not in recipe.agents:
@@ -93,11 +102,11 @@ class Probed:
 
 
 def build_evidence(p: Probed) -> Evidence:
-    from . import provenance
-    from .claims import Run, judge
-    from .collect import REQUESTS_KEPT, iso, sample
-    from .evidence import Evidence
-    from .redact import redact
+    from probes.evidence import provenance
+    from probes.evidence.claims import Run, judge
+    from probes.evidence.model import Evidence
+    from probes.pipeline.collect import REQUESTS_KEPT, iso, sample
+    from probes.pipeline.redact import redact
 
     session, result, recipe = p.session, p.ran.result, p.recipe
     executed, source = p.agent.executed_version(session.invocations, session.model_requests, p.home)
@@ -164,7 +173,7 @@ def probe_repeated(
 ) -> tuple[list[Evidence], Path]:
     """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
     records = [probe(spec_text, recipe_name, results, backend_name, write=False)[0] for _ in range(repeat)]
-    from .evidence import evidence_path, save_evidence  # loaded by now, while the CLI ran
+    from probes.evidence.model import evidence_path, save_evidence  # loaded by now, while the CLI ran
 
     if repeat > 1:
         records[-1] = records[-1].model_copy(
@@ -191,7 +200,7 @@ class Prepared:
 def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) -> Prepared:
     """Everything a probe does before its session: the version (installed once), the recipe,
     the workspace, the hooks registered, the runner's plan. Bad input fails here, in this order."""
-    from .plan import register_hooks, runner_plan, workspace
+    from probes.pipeline.plan import register_hooks, runner_plan, workspace
 
     agent, requested, version = resolve(spec_text)
     recipe = load_recipe(recipe_name, agent)
@@ -223,7 +232,7 @@ def probe(
         run = RunDirs(tmp)
         run.cap()  # before the runner's namespaces are made: they see the caps
         for name in RUNNER_FILES:
-            shutil.copy(Path(__file__).parent / "runner" / name, run.bin / name)
+            shutil.copy(Path(__file__).parent.parent / "runner" / name, run.bin / name)
         launch = backend.launch(run.root)  # the runner starts now, while this process plans
         try:
             ready = prepare(spec_text, recipe_name, backend, run)
@@ -235,9 +244,9 @@ def probe(
         ran = launch.run(ready.plan)
         returned = time.time()
         loading.join()
-        from .classify import label
-        from .collect import collect
-        from .evidence import HarnessTimes, evidence_path, save_evidence
+        from probes.classify import label
+        from probes.evidence.model import HarnessTimes, evidence_path, save_evidence
+        from probes.pipeline.collect import collect
 
         recipe, python = ready.recipe, backend.python()
         session, secrets = collect(recipe, run, ready.hooks, ready.plan, ran.result, ready.prefix, python)

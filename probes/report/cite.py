@@ -8,13 +8,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .claims import verdict_of
-from .errors import InputError
-from .limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
-from .recipes import load_all
-from .store import Blobs, refs
-from .tables import Cell, Line, known_candidates, line, load, short
-from .timeline import span
+from probes.catalog.recipes import load_all
+from probes.errors import InputError
+from probes.evidence.claims import verdict_of
+from probes.evidence.store import Blobs, refs
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
+from probes.report.tables import Cell, Line, known_candidates, line, load, short
+from probes.report.timeline import span
 
 
 def evidence_digest(path: Path) -> str:

@@ -10,13 +10,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .claims import applies_recorded, verdict_of
-from .classify import CLASSIFIERS
-from .spec import semver_key
+from probes.classify import CLASSIFIERS
+from probes.evidence.claims import applies_recorded, verdict_of
+from probes.versions.spec import semver_key
 
 if TYPE_CHECKING:
-    from .evidence import Evidence
-    from .tables import Cell
+    from probes.evidence.model import Evidence
+    from probes.report.tables import Cell
 
 Classifiers = Mapping[str, str]  # recipe -> the name of its classifier
 

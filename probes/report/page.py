@@ -13,11 +13,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .legend import CLAIM_HEADERS, claims_list, legend_html
-from .meaning import MEANINGS, css, meaning_of
-from .spec import semver_key
-from .tables import Cell, Classifiers, Known, Line, grouped, line, line_text, versions_of
-from .timeline import span
+from probes.report.colours import MEANINGS, css, meaning_of
+from probes.report.legend import CLAIM_HEADERS, claims_list, legend_html
+from probes.report.tables import Cell, Classifiers, Known, Line, grouped, line, line_text, versions_of
+from probes.report.timeline import span
+from probes.versions.spec import semver_key
 
 AXIS_LABELS = 6  # version labels under an agent's heading, first and last among them
 

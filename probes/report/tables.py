@@ -12,15 +12,15 @@ from typing import NotRequired, TypedDict
 
 from tabulate import tabulate
 
-from .claims import applies_recorded, verdict_of
-from .classify import CLASSIFIERS
-from .errors import InputError
-from .evidence import Evidence, load_evidence, write_atomic
-from .legend import CLAIM_HEADERS, MARKS, claim_marks, claims_list, legend
-from .limits import warn
-from .spec import semver_key
-from .store import Blobs
-from .timeline import Boundary, Segment, build, candidates_of, read_snapshot, span
+from probes.classify import CLASSIFIERS
+from probes.errors import InputError
+from probes.evidence.claims import applies_recorded, verdict_of
+from probes.evidence.model import Evidence, load_evidence, write_atomic
+from probes.evidence.store import Blobs
+from probes.limits import warn
+from probes.report.legend import CLAIM_HEADERS, MARKS, claim_marks, claims_list, legend
+from probes.report.timeline import Boundary, Segment, build, candidates_of, read_snapshot, span
+from probes.versions.spec import semver_key
 
 Classifiers = Mapping[str, str]  # recipe -> the name of its classifier
 Pairs = Mapping[str, str]  # extension recipe -> the command-hook recipe asking its question

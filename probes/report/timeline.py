@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .limits import BadFile, load_json, warn
-from .spec import Published, is_prerelease, semver_key
+from probes.errors import InputError
+from probes.limits import BadFile, load_json, warn
+from probes.versions.spec import Published, is_prerelease, semver_key
 
 SNAPSHOT = "versions.json"  # results/<agent>/versions.json; the */*/*.json globs never reach it
 SNAPSHOT_MAX_BYTES = 1024 * 1024  # ~500 versions are ~10 KiB
@@ -107,7 +107,7 @@ def read_snapshot(results: Path, agent: str) -> list[str] | None:
 def write_snapshot(results: Path, agent: str, pub: Published) -> Path:
     """The registry's list now, as the snapshot later offline reads use (no timestamp: the
     same list writes the same bytes; git dates it)."""
-    from .evidence import write_atomic
+    from probes.evidence.model import write_atomic
 
     path = snapshot_path(results, agent)
     doc = {"agent": agent, "latest": pub.latest, "versions": sorted(pub.versions, key=semver_key)}
@@ -127,7 +127,7 @@ def points_of(results: Path, agent: str, recipe: str, observation: str | None = 
     (a version_mismatch record does not count for the version asked: it is filed under the
     executed one, and one filed elsewhere is skipped); a cell whose repeats disagree gets the
     spread of labels as its verdict, so it stands alone."""
-    from .tables import load
+    from probes.report.tables import load
 
     points: dict[str, str] = {}
     for cell in load(results, agent, recipe):

@@ -3,12 +3,12 @@ side leaves for the harness (its result, the model log, the hook records), as Ty
 sides import, so mypy checks that they agree. Standard library only: the runner runs with
 `python -S` beside a copy of this file.
 
-    plan.json     Plan            written by probes/plan.py, read by runner.py (and terminal.py)
+    plan.json     Plan            written by probes/pipeline/plan.py, read by runner.py (and terminal.py)
     result.json   Result          written by runner.py, read by probes/backends and collect.py
     model.jsonl   ModelLogEntry   one line per request, written by model.py
     records/*     HookRecord      one per hook call, written by hook.py (extension.mjs, shim.py)
-    hook.json     HookConfig      the hook's sidecar, written by probes/plan.py
-    shim.json     ShimConfig      the shim's, written by probes/check.py
+    hook.json     HookConfig      the hook's sidecar, written by probes/pipeline/plan.py
+    shim.json     ShimConfig      the shim's, written by probes/check/core.py
 """
 
 # No `from __future__ import annotations`: TypedDict reads NotRequired at run time only from

@@ -17,11 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import install, spec, stopping
-from .agents import AGENTS, Agent
-from .bisect import Bisection, Point, point_json, search
-from .errors import InputError, ProbeError
-from .timeline import candidates_of, compact, write_snapshot
+from probes import stopping
+from probes.agents import AGENTS, Agent
+from probes.errors import InputError, ProbeError
+from probes.report.timeline import candidates_of, compact, write_snapshot
+from probes.sweep.search import Bisection, Point, point_json, search
+from probes.versions import install, spec
 
 PREFETCH_WORKERS = 2  # npm installs beside the probes: more would starve 2 cores
 
@@ -30,7 +31,7 @@ def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int
     """One version probed `repeat` times (its evidence written), as a Point: its verdict,
     flaky when the runs disagree, skipped (with the reason) when it cannot install or run, or
     when another version ran than the one asked (version_mismatch)."""
-    from .run import probe_repeated
+    from probes.pipeline.run import probe_repeated
 
     try:
         records, path = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)
@@ -187,7 +188,7 @@ class Control:
 def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path | None = None) -> list[Control]:
     """The recipe's control probed on each point's version (its evidence written beside it);
     with `reuse`, a control record already in that results directory is read instead."""
-    from .recipes import get
+    from probes.catalog.recipes import get
 
     name = get(recipe).control_for(runner.agent.name)
     if not name or not points:
@@ -204,7 +205,7 @@ def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path |
 
 
 def _outcome(path: Path) -> str | None:
-    from .evidence import load_evidence
+    from probes.evidence.model import load_evidence
 
     try:
         return str(load_evidence(path)["outcome"]) if path.exists() else None
@@ -323,8 +324,8 @@ def observation_names(recipe: str) -> list[str]:
     """The observations the recipe's classifier always reports (its TypedDict's keys)."""
     import typing
 
-    from .classify import CLASSIFIERS
-    from .recipes import get
+    from probes.catalog.recipes import get
+    from probes.classify import CLASSIFIERS
 
     fn = CLASSIFIERS[get(recipe).classifier].fn
     obs = typing.get_args(typing.get_type_hints(fn).get("return"))
@@ -332,7 +333,7 @@ def observation_names(recipe: str) -> list[str]:
 
 
 def check_observation(recipe: str, observation: str | None) -> None:
-    from .suggest import perhaps
+    from probes.suggest import perhaps
 
     if observation is None:
         return
@@ -346,8 +347,8 @@ def check_observation(recipe: str, observation: str | None) -> None:
 
 def check_recipe(agent: Agent, recipe: str, observation: str | None) -> None:
     """Everything about the input that can be refused before the registry is asked."""
-    from .options import recipe_named
-    from .run import load_recipe
+    from probes.commands.options import recipe_named
+    from probes.pipeline.run import load_recipe
 
     recipe_named(recipe)
     load_recipe(recipe, agent)  # applies to the agent
@@ -357,8 +358,8 @@ def check_recipe(agent: Agent, recipe: str, observation: str | None) -> None:
 def cmd_bisect(args: Any) -> int:
     import json
 
-    from .evidence import check_writable
-    from .options import agent_named
+    from probes.commands.options import agent_named
+    from probes.evidence.model import check_writable
 
     agent = agent_named(args.agent)
     check_recipe(agent, args.recipe, args.observation)

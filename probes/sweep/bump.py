@@ -8,13 +8,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from . import matrix, spec, tables
-from .agents import AGENTS
-from .agents import get as get_agent
-from .errors import Exit, InputError
-from .evidence import check_writable
-from .limits import PLAN_MAX_BYTES, BadFile, load_json
-from .narrow import Narrowed
+from probes.agents import AGENTS
+from probes.agents import get as get_agent
+from probes.errors import Exit, InputError
+from probes.evidence.model import check_writable
+from probes.limits import PLAN_MAX_BYTES, BadFile, load_json
+from probes.report import tables
+from probes.sweep import matrix
+from probes.sweep.narrow import Narrowed
+from probes.versions import spec
 
 VERDICTS_CHANGED = Exit.VERDICTS_CHANGED  # exit status of `probe bump` when some recipe's label changed
 
@@ -231,7 +233,7 @@ def changed_in(s: Step, recipe: str) -> str:
 def bisect_changes(p: Plan, steps: list[Step], results: Path, jobs: int | None) -> None:
     """Each verdict change with unprobed releases between its two versions, bisected to the
     release that made it (its evidence written as usual), so the report names that release."""
-    from .narrow import narrow
+    from probes.sweep.narrow import narrow
 
     for s in steps:
         if s.before and s.verdicts:

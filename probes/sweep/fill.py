@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import spec, timeline
-from .agents import Agent
-from .bisect import Bisection, Point, search
-from .bisecting import Control, Runner, check_recipe, controls
-from .errors import InputError
+from probes.agents import Agent
+from probes.errors import InputError
+from probes.report import timeline
+from probes.sweep.bisect import Control, Runner, check_recipe, controls
+from probes.sweep.search import Bisection, Point, search
+from probes.versions import spec
 
 
 @dataclass
@@ -58,7 +59,7 @@ def selected(selector: str | None, versions: list[str], agent: Agent) -> list[st
     if not selector.startswith("latest") and ".." not in selector:
         chosen = {v.strip() for v in selector.split(",")}
         return [v for v in versions if v in chosen]
-    from .matrix import select_versions
+    from probes.sweep.matrix import select_versions
 
     chosen = set(select_versions(agent, selector, prereleases=True))
     return [v for v in versions if v in chosen]
@@ -66,7 +67,7 @@ def selected(selector: str | None, versions: list[str], agent: Agent) -> list[st
 
 def known_points(results: Path, agent: str, recipe: str, observation: str | None) -> dict[str, Point]:
     """The evidence as Points (verdict, outcome, evidence path), as timeline.points_of reads it."""
-    from .tables import load
+    from probes.report.tables import load
 
     values = timeline.points_of(results, agent, recipe, observation)
     return {
@@ -166,7 +167,7 @@ def filled_text(f: Filled) -> str:
 
 
 def cmd_timeline(args: Any) -> int:
-    from .options import agent_named
+    from probes.commands.options import agent_named
 
     agent = agent_named(args.agent)
     check_recipe(agent, args.recipe, args.observation)
@@ -175,7 +176,7 @@ def cmd_timeline(args: Any) -> int:
     results = Path(args.results)
     filled = None
     if args.fill or args.every:
-        from .evidence import check_writable
+        from probes.evidence.model import check_writable
 
         check_writable(results)
         filled = fill(

@@ -17,12 +17,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from . import install, schedule, spec, stopping
-from .agents import AGENTS, Agent
-from .agents import get as get_agent
-from .errors import InputError, ProbeError
-from .limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, read_bounded
-from .recipes import Recipe, load_all
+from probes import stopping
+from probes.agents import AGENTS, Agent
+from probes.agents import get as get_agent
+from probes.catalog.recipes import Recipe, load_all
+from probes.errors import InputError, ProbeError
+from probes.limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, read_bounded
+from probes.sweep import schedule
+from probes.versions import install, spec
 
 
 @dataclass
@@ -133,7 +135,7 @@ def _cpu_s() -> float:
 
 
 def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
-    from .run import probe_repeated
+    from probes.pipeline.run import probe_repeated
 
     start, cpu = time.monotonic(), _cpu_s()
     try:

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import spec, timeline
-from .agents import get as get_agent
-from .bisect import Point, search
-from .bisecting import Control, Runner, controls
+from probes.agents import get as get_agent
+from probes.report import timeline
+from probes.sweep.bisect import Control, Runner, controls
+from probes.sweep.search import Point, search
+from probes.versions import spec
 
 
 @dataclass

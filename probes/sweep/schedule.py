@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from .limits import MAX_JOBS
-from .stopping import held
+from probes.limits import MAX_JOBS
+from probes.stopping import held
 
 PROC = Path("/proc")
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100

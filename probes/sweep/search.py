@@ -2,7 +2,7 @@
 probes some of them, find two adjacent candidates whose verdicts differ, probing at most
 ceil(log2(n)) + 2 distinct versions for n candidates with one job.
 
-Nothing here installs or runs a CLI (probes/bisecting.py does), so the search is tested
+Nothing here installs or runs a CLI (probes/sweep/bisect.py does), so the search is tested
 against recorded verdicts. A probe returns a Point: a verdict, or skipped with a reason (it
 could not install or run: the search goes on around it), or flaky (its repeats disagreed:
 the search stops there, with the interval it lies in)."""

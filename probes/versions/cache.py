@@ -25,9 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TypedDict
 
-from .errors import InputError
-from .pids import alive
-from .slim import sweep
+from probes.errors import InputError
+from probes.pids import alive
+from probes.versions.slim import sweep
 
 SIZE_RE = re.compile(r"(\d{1,15}(?:\.\d{1,6})?)\s*([KMGT]?)(?:i?B)?", re.ASCII | re.IGNORECASE)
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -331,8 +331,8 @@ def minute(iso: str | None) -> str:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from .install import cache_root, installed_in
-    from .options import agent_named
+    from probes.commands.options import agent_named
+    from probes.versions.install import cache_root, installed_in
 
     root = cache_root()
     agent = agent_named(args.agent).name if args.agent else None
@@ -370,7 +370,7 @@ def prune(args: argparse.Namespace, root: Path, agent: str | None, is_installed:
             raise InputError("probe cache prune --version: name the agent too (--agent)")
         known = [v.version for v in scan(root, agent, is_installed).versions]
         if args.version not in known:
-            from .suggest import perhaps
+            from probes.suggest import perhaps
 
             raise InputError(f"{agent}@{args.version} is not in the cache{perhaps(args.version, known)}")
         only = {agent: args.version}

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 import platformdirs
 from filelock import FileLock
 
-from . import cache, slim
-from .errors import HarnessError
-from .spec import npm, npm_error
+from probes.errors import HarnessError
+from probes.versions import cache, slim
+from probes.versions.spec import npm, npm_error
 
 if TYPE_CHECKING:
-    from .agents import Agent
+    from probes.agents import Agent
 
 INSTALL_TIMEOUT_S = 600
 
@@ -47,7 +47,7 @@ def installed(agent: Agent, version: str) -> bool:
 
 def installed_in(agent_name: str, prefix: Path) -> bool:
     """Whether `prefix` (cli/AGENT/VERSION) holds a complete install of the agent so named."""
-    from .agents import AGENTS
+    from probes.agents import AGENTS
 
     agent = AGENTS.get(agent_name)
     return agent is not None and agent.binary_path(prefix).exists()

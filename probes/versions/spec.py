@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from .errors import HarnessError, InputError
+from probes.errors import HarnessError, InputError
 
 # Matched whole (fullmatch: `$` would let a trailing newline through) and ASCII-only (`\d`
 # would take full-width and other Unicode digits); bounded, as a version becomes a path.

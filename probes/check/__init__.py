@@ -1,0 +1,1 @@
+"""`probe check`: a user's own hooks through the real CLI, prepared for the one pipeline."""

@@ -1,0 +1,1 @@
+"""One module per `probe` subcommand: its parser and its handler."""

@@ -1,0 +1,1 @@
+"""One probe, from spec to evidence: plan, run directories, the run, collection, normalising, redaction."""

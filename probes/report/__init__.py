@@ -1,0 +1,1 @@
+"""Committed evidence read back for people: tables, ranges, the legend, the HTML page, citations, diffs."""

@@ -1,0 +1,1 @@
+"""Many probes: the matrix and its scheduler, the nightly bump, bisect and timeline filling."""

@@ -1,0 +1,1 @@
+"""AGENT@VERSION specs, the npm registry, installs and the CLI cache."""
