@@ -1,30 +1,21 @@
-"""One module per CLI. A module here that defines `AGENT` is an agent (see base.py for what it
-provides); AGENTS maps each one's name to it, and the command line's choices and recipe
-validation come from its keys. Adding a CLI is adding its module."""
+"""One module per CLI, each defining `AGENT` (see base.py for what it provides). AGENTS is the
+registry, written out: the command line's choices and recipe validation come from its keys.
+Adding a CLI is adding its module and one line here."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
+from probes.agents import claude, codex, copilot, gemini, vscode
 from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
 
-NOT_AGENTS = ("base", "config", "events")  # this package's shared modules
-
-
-def _discover() -> dict[str, Agent]:
-    found: list[Agent] = []
-    for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-        if module not in NOT_AGENTS:
-            agent = getattr(importlib.import_module(f"{__name__}.{module}"), "AGENT", None)
-            if agent is not None:
-                found.append(agent)
-    return {agent.name: agent for agent in found}
-
-
-AGENTS: dict[str, Agent] = _discover()
+AGENTS: dict[str, Agent] = {
+    "claude": claude.AGENT,
+    "codex": codex.AGENT,
+    "copilot": copilot.AGENT,
+    "gemini": gemini.AGENT,
+    "vscode": vscode.AGENT,
+}
 
 
 def get(name: str) -> Agent:

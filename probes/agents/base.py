@@ -1,7 +1,8 @@
 """What an agent is: everything the harness needs from one CLI, as one Protocol. A module in
-this package that defines `AGENT` (an object with these members) is an agent; nothing outside
-probes/agents/ names one. What an agent can do beyond command hooks in its own config is
-declared as data (`extension`, `config_locations`), never probed for."""
+this package that defines `AGENT` (an object with these members), listed in the registry
+(__init__.py), is an agent; nothing outside probes/agents/ names one. What an agent can do
+beyond command hooks in its own config is declared as data (`extension`, `config_locations`,
+`hook_sources`), never probed for."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
+    from probes.agents.config import HookSource
     from probes.evidence.model import Invocation, ModelRequest
     from probes.runner.contract import Markers
     from probes.versions.spec import Published
@@ -77,6 +79,8 @@ class Agent(Protocol):
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]
     extension: ExtensionSurface | None  # None: command hooks only
+    # Where `probe check` finds a repository's own hooks (empty: it cannot check this agent).
+    hook_sources: tuple[HookSource, ...] = ()
     tty: Tty
 
     def binary_path(self, prefix: Path) -> Path: ...

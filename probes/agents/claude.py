@@ -40,11 +40,10 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
 class Claude(Agent):
     name = "claude"
     package = "@anthropic-ai/claude-code"
-    dialect = "anthropic"
     events = PASCAL_EVENTS
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
     extension: ExtensionSurface | None = None
-    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's hooks
+    hook_sources = HOOK_SOURCES
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "claude"

@@ -92,10 +92,9 @@ def _version(prefix: Path) -> tuple[int, ...]:
 class Codex(Agent):
     name = "codex"
     package = "@openai/codex"
-    dialect = "responses"
     events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS}
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks}
-    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's own hooks
+    hook_sources = HOOK_SOURCES
     # The scripted model's tools here: exec_command only (0.171.0 offers no file tool, and
     # spawn_agent is not one the scripted model drives).
     tool_kinds = frozenset({"shell"})

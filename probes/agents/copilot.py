@@ -31,7 +31,6 @@ def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> 
 class Copilot(Agent):
     name = "copilot"
     package = "@github/copilot"
-    dialect = "openai"  # chat completions; COPILOT_PROVIDER_TYPE=anthropic switches
     # canonical -> native camelCase key; PascalCase aliases with `casing: pascal`
     events = {
         "pre_tool": "preToolUse",
@@ -52,7 +51,7 @@ class Copilot(Agent):
     pascal_events = PASCAL_EVENTS
     # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
-    # Optional member: where `probe check` finds a repository's own hooks (the same two files).
+    # The same two files, as `probe check` reads a repository's own.
     hook_sources = (
         HookSource(".github/hooks/*.json", "github", ("bash", "command"), "timeoutSec"),
         replace(CLAUDE_SETTINGS, matcher_names=(("bash", "Bash"),)),

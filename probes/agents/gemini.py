@@ -72,7 +72,6 @@ HOOK_SOURCES = (
 class Gemini(Agent):
     name = "gemini"
     package = "@google/gemini-cli"
-    dialect = "gemini"
     events = {
         "pre_tool": "BeforeTool",
         "post_tool": "AfterTool",
@@ -87,7 +86,7 @@ class Gemini(Agent):
         "tool_selection": "BeforeToolSelection",
     }
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
-    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's own hooks
+    hook_sources = HOOK_SOURCES
     tool_kinds = frozenset({"shell", "create_file", "edit_file", "view_file"})  # no subagent tool the scripted model knows
     extension: ExtensionSurface | None = None
     model = "probe-model"  # named on the command line: no model-routing request first

@@ -87,14 +87,13 @@ def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
 class VSCode(Agent):
     name = "vscode"
     package = "code-server"
-    dialect = "openai"  # a customendpoint chat model speaks chat completions
     events = EVENTS
     config_locations: Mapping[str, ConfigWriter] = {
         NATIVE: write_hooks_json,
         "claude-settings": write_settings,
         "timeout-sec": write_hooks_json_timeout_sec,
     }
-    hook_sources = HOOK_SOURCES  # optional member: where `probe check` finds a repository's own hooks
+    hook_sources = HOOK_SOURCES
     extension: ExtensionSurface | None = None
     backends = frozenset({"local"})  # the docker image has no chromium, nor Node 24 for the postinstall
     startup_s = 120.0  # added to a recipe's budget: code-server, chromium and the chat start first (73 s seen at load 29)
