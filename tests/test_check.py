@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from probes import check
 from probes.agents import AGENTS
 from probes.agents.config import user_entries
 from probes.catalog import scenarios
-from probes.check import core as check
 from probes.errors import InputError
 from tests.conftest import CLAUDE, CODEX, COPILOT, probe_cmd
 

@@ -110,7 +110,7 @@ def test_a_hook_that_exits_1_or_raises_is_broken(spec, treated, real_tools, tmp_
 def test_what_the_model_sees_of_a_failing_hook_is_what_it_sees_without_probe(spec, real_tools, tmp_path):
     """The same blocking hook, watched and not watched: the tool results the model got are
     the same text, which names the user's command (Claude), never the harness."""
-    from probes.check import core as check_module
+    from probes import check as check_module
     from probes.pipeline.run import resolve
 
     repo = folder(

@@ -1,5 +1,5 @@
 """The GitHub Action's entry point: `python -m probes.check [--annotations] REPORT.json`."""
 
-from probes.check.core import action_main
+from probes.check.report import action_main
 
 action_main()

@@ -1,0 +1,166 @@
+"""The user's hook configs: every file the agent reads in the folder, parsed bounded, and each
+command hook in it as the check installs it (Configured). Bad input is one line naming the file."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from probes.agents import AGENTS, CANONICAL_EVENTS, Agent
+from probes.agents.config import HookSource, UserEntry, user_entries
+from probes.errors import InputError
+from probes.limits import (
+    HOOK_CONFIG_MAX_BYTES,
+    HOOK_CONFIGS_MAX,
+    HOOKS_MAX,
+    HOOKS_PER_CONFIG_MAX,
+    JSON_MAX_DEPTH,
+    BadFile,
+    decode,
+    json_depth,
+    nul_at,
+    read_bounded,
+)
+
+
+@dataclass
+class ConfigFile:
+    source: HookSource
+    path: Path  # in the user's folder
+    label: str  # relative to the folder
+    data: Any
+    entries: list[UserEntry]
+
+
+def sources_of(agent: Agent) -> tuple[HookSource, ...]:
+    """An agent's hook sources (an optional member): an agent without them cannot be checked."""
+    sources: tuple[HookSource, ...] | None = getattr(agent, "hook_sources", None)
+    if not sources:
+        able = ", ".join(sorted(a.name for a in AGENTS.values() if getattr(a, "hook_sources", None)))
+        raise InputError(f"probe check does not know where {agent.name} reads a repository's hooks yet (it does: {able})")
+    return sources
+
+
+def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
+    """Every hook config file the agent reads in `folder`, parsed; one line naming the file
+    when one cannot be read, or when there is none. Bounded: HOOK_CONFIGS_MAX files, each a
+    regular file (not a link, FIFO or device) of at most HOOK_CONFIG_MAX_BYTES, JSON no deeper
+    than JSON_MAX_DEPTH, HOOKS_PER_CONFIG_MAX command hooks in one and HOOKS_MAX in all."""
+    if not folder.is_dir():
+        raise InputError(f"--hooks {folder}: not a directory")
+    found: list[ConfigFile] = []
+    for source in sources_of(agent):
+        for path in sorted(folder.glob(source.pattern)):
+            label = str(path.relative_to(folder))
+            if len(found) >= HOOK_CONFIGS_MAX:
+                raise InputError(f"--hooks {folder}: more than {HOOK_CONFIGS_MAX} hook config files; point it at the hooks only")
+            data = load_config(path, label)
+            try:
+                entries = user_entries(source, data, label)
+            except OverflowError:  # a timeout of 400 digits
+                raise InputError(f"{label}: a timeout too large to read") from None
+            if any(e.timeout_s is not None and not math.isfinite(e.timeout_s) for e in entries):
+                raise InputError(f"{label}: a timeout that is not a finite number")
+            if len(entries) > HOOKS_PER_CONFIG_MAX:
+                raise InputError(f"{label}: {len(entries)} command hooks, over the limit of {HOOKS_PER_CONFIG_MAX} in one file")
+            found.append(ConfigFile(source, path, label, data, entries))
+    total = sum(len(c.entries) for c in found)
+    if total > HOOKS_MAX:
+        raise InputError(f"--hooks {folder}: {total} command hooks in all, over the limit of {HOOKS_MAX}")
+    if not total:
+        where = " or ".join(s.pattern for s in sources_of(agent))
+        raise InputError(f"--hooks {folder}: no command hook for {agent.name} (looked in {where})")
+    return found
+
+
+def load_config(path: Path, label: str) -> Any:
+    """A config file's JSON, bounded (probes/limits.py), or one line naming the file."""
+
+    try:
+        label.encode("utf-8")
+        text = decode(read_bounded(path, HOOK_CONFIG_MAX_BYTES, follow=False))
+    except UnicodeEncodeError:
+        raise InputError(f"{label!r}: a file name that is not UTF-8") from None
+    except BadFile as e:
+        raise InputError(f"{label}: {e}") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{label}: nested deeper than {JSON_MAX_DEPTH}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{label}:{e.lineno}: not valid JSON ({e.msg})") from None
+    except ValueError as e:  # an integer too long to convert
+        raise InputError(f"{label}: not valid JSON ({str(e).splitlines()[0]})") from None
+    if json_depth(data) > JSON_MAX_DEPTH:
+        raise InputError(f"{label}: nested deeper than {JSON_MAX_DEPTH}")
+    nul = nul_at(data)
+    if nul is not None:
+        raise InputError(f"{label}: {'.'.join(map(str, nul))}: contains a NUL character")
+    return data
+
+
+EXPANDED_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR)\}?")  # what Gemini CLI replaces itself
+PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD)\}?")
+
+
+def scripts_named(command: str) -> list[str]:
+    """The relative paths a command names (words with a slash, after the project-dir variables):
+    what must exist in the folder for the command to run. Absolute paths are the machine's."""
+    try:
+        words = shlex.split(PROJECT_VARS.sub(".", command))
+    except ValueError:
+        return []
+    return [w for w in words if "/" in w and not w.startswith(("/", "~", "$", "-")) and not re.search(r"[*?|<>;&`]", w)]
+
+
+def check_scripts(folder: Path, configs: Sequence[ConfigFile]) -> None:
+    for c in configs:
+        for e in c.entries:
+            for rel in scripts_named(e.command):
+                if os.path.normpath(rel).split(os.sep)[0] == "..":
+                    raise InputError(f"{c.label}: {e.native} hook runs {rel}, outside {folder}: the check copies the folder only")
+                if not (folder / rel).exists():
+                    raise InputError(f"{c.label}: {e.native} hook runs {rel}, which is not in {folder}")
+
+
+def canonical_of(agent: Agent, native: str) -> str | None:
+    for casing in ("native", "pascal", "camel"):
+        for c in CANONICAL_EVENTS:
+            if agent.native_event(c, casing) == native:
+                return c
+    return None
+
+
+@dataclass(frozen=True)
+class Configured:
+    """One configured hook as the check installs it."""
+
+    key: str  # names its shim entry and records
+    source: str
+    native: str
+    canonical: str | None
+    matcher: str | None
+    timeout_s: float | None
+    command: str
+    matchers: str = "full"  # how the agent reads its matcher (HookSource.matchers)
+    matcher_names: tuple[tuple[str, str], ...] = ()  # the agent's tool -> its name in this file's matchers
+
+
+def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
+    out: list[Configured] = []
+    for c in configs:
+        for e in c.entries:
+            key = f"{len(out)}-{re.sub(r'[^A-Za-z0-9_]', '_', e.native)[:40]}"
+            canonical = canonical_of(agent, e.native)
+            src = c.source
+            out.append(
+                Configured(key, e.source, e.native, canonical, e.matcher, e.timeout_s, e.command, src.matchers, src.matcher_names)
+            )
+    return out
