@@ -51,7 +51,7 @@ def bare(spec: str, hooked: str | None = None) -> float:
         env = register_hooks(agent, recipe, run, sys.executable).env if hooked else {}
         (run.bin / "hook.py").write_text("")
         plan = runner_plan(agent, prefix, none.for_agent(name), run, node, env)
-        with ScriptedModel(plan["script"], run.root / "model.jsonl") as model:
+        with ScriptedModel(plan["script"], run.root / "model.jsonl", tool_names=plan.get("tool_names")) as model:
             env = {k: v.replace("{port}", str(model.port)) for k, v in plan["env"].items()}
             start = time.perf_counter()
             subprocess.run(plan["argv"], cwd=plan["cwd"], env=env, stdin=subprocess.DEVNULL, capture_output=True, check=True)

@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from probes.runner.model import ScriptedModel
+from probes.pipeline.plan import AnyAgentModel as ScriptedModel
 
 SCRIPT = [{"tool": "shell", "command": "echo hi"}, {"text": "done"}]
 
@@ -378,7 +378,7 @@ def test_count_tokens_and_models(server):
 def test_each_marked_prompt_plays_its_own_script():
     """An interactive session's second prompt starts its own script, whatever came before;
     a conversation with no marked prompt counts turns over the whole conversation."""
-    from probes.runner.model import plan_reply
+    from probes.pipeline.plan import any_agent_reply as plan_reply
 
     tools = [
         {

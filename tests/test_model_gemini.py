@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from probes.pipeline.plan import AnyAgentModel as ScriptedModel
 from probes.runner.dialects import gemini_as_chat, gemini_route
-from probes.runner.model import ScriptedModel
 from tests.test_model import EXPECTED_ARGS, SCRIPT, log_entries, request, sse
 
 GEMINI_TOOLS = [

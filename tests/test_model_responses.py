@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from probes.runner.model import ScriptedModel
+from probes.pipeline.plan import AnyAgentModel as ScriptedModel
 from tests.test_model import SCRIPT, log_entries, request, sse
 
 EXEC = {

@@ -68,8 +68,12 @@ class Agent(Protocol):
     package: str  # the npm package
     startup_s: float = 0.0  # added to every recipe's budget (an agent slow to start)
     backends: frozenset[str] | None = None  # the backends it runs with (None: all)
-    # The tool kinds (runner/model.py TOOL_NAMES) the scripted model can call on it (None: all);
-    # `probe check` refuses a scenario that needs another.
+    # The names its tools have for each kind the scripted model plays, most likely first (a
+    # release may rename one): the plan hands them to the runner, which calls the first the CLI
+    # offers; none offered is a finding (the reply's missing_tool).
+    tool_names: Mapping[str, Sequence[str]]
+    # The tool kinds the scripted model can call on it (None: all); `probe check` refuses a
+    # scenario that needs another.
     tool_kinds: frozenset[str] | None = None
     # The name a hook is told for a tool the model calls by another (Codex: exec_command is Bash).
     hook_tool_names: Mapping[str, str] = MappingProxyType({})

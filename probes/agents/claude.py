@@ -41,6 +41,14 @@ class Claude(Agent):
     name = "claude"
     package = "@anthropic-ai/claude-code"
     events = PASCAL_EVENTS
+    # Its tools per kind (Task: the subagent tool of releases before Agent).
+    tool_names: Mapping[str, Sequence[str]] = {
+        "shell": ["Bash"],
+        "create_file": ["Write"],
+        "edit_file": ["Edit"],
+        "view_file": ["Read"],
+        "subagent": ["Task", "Agent"],
+    }
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
     extension: ExtensionSurface | None = None
     hook_sources = HOOK_SOURCES

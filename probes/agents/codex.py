@@ -95,6 +95,8 @@ class Codex(Agent):
     events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS}
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks}
     hook_sources = HOOK_SOURCES
+    # shell and apply_patch: older releases' tools.
+    tool_names: Mapping[str, Sequence[str]] = {"shell": ["shell", "exec_command"], "edit_file": ["apply_patch"]}
     # The scripted model's tools here: exec_command only (0.171.0 offers no file tool, and
     # spawn_agent is not one the scripted model drives).
     tool_kinds = frozenset({"shell"})

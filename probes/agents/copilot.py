@@ -48,6 +48,14 @@ class Copilot(Agent):
         "error": "errorOccurred",
         "prompt_transformed": "userPromptTransformed",
     }
+    # Its tools per kind (powershell: on Windows; str_replace_editor: older releases).
+    tool_names: Mapping[str, Sequence[str]] = {
+        "shell": ["bash", "powershell"],
+        "create_file": ["create"],
+        "edit_file": ["edit", "str_replace_editor"],
+        "view_file": ["view"],
+        "subagent": ["task", "agent"],
+    }
     pascal_events = PASCAL_EVENTS
     # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}

@@ -87,6 +87,12 @@ class Gemini(Agent):
     }
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
     hook_sources = HOOK_SOURCES
+    tool_names: Mapping[str, Sequence[str]] = {
+        "shell": ["run_shell_command"],
+        "create_file": ["write_file"],
+        "edit_file": ["replace"],
+        "view_file": ["read_file"],
+    }
     tool_kinds = frozenset({"shell", "create_file", "edit_file", "view_file"})  # no subagent tool the scripted model knows
     extension: ExtensionSurface | None = None
     model = "probe-model"  # named on the command line: no model-routing request first

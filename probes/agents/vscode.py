@@ -93,6 +93,13 @@ class VSCode(Agent):
         "claude-settings": write_settings,
         "timeout-sec": write_hooks_json_timeout_sec,
     }
+    tool_names: Mapping[str, Sequence[str]] = {
+        "shell": ["run_in_terminal"],
+        "create_file": ["create_file"],
+        "edit_file": ["replace_string_in_file"],
+        "view_file": ["read_file"],
+        "subagent": ["runSubagent"],
+    }
     hook_sources = HOOK_SOURCES
     extension: ExtensionSurface | None = None
     backends = frozenset({"local"})  # the docker image has no chromium, nor Node 24 for the postinstall

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from probes.agents import Agent, Registration
+from probes.agents import AGENTS, Agent, Registration
 from probes.agents.config import write_json
 from probes.backends.base import PASSED_ENV
 from probes.catalog.recipes import ResolvedRecipe, Step
@@ -31,9 +31,11 @@ from probes.runner.contract import (
     Interactive,
     JailSpec,
     Plan,
+    Reply,
     ScriptStep,
     TtyStep,
 )
+from probes.runner.model import Body, ScriptedModel, plan_reply
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
@@ -149,6 +151,33 @@ def script(turns: Sequence[Step]) -> list[ScriptStep]:
     return out
 
 
+def every_tool_name() -> dict[str, list[str]]:
+    """Each kind's tool names over every agent, in registry order: for a scripted model that
+    serves no one agent (the model's own tests)."""
+    out: dict[str, list[str]] = {}
+    for agent in AGENTS.values():
+        for kind, names in agent.tool_names.items():
+            out.setdefault(kind, []).extend(n for n in names if n not in out.get(kind, []))
+    return out
+
+
+class AnyAgentModel(ScriptedModel):
+    """The scripted model with every agent's tool names (a run's gets its agent's from the plan)."""
+
+    def __init__(self, script: list[ScriptStep], log_path: Path, subagent: tuple[str, list[ScriptStep]] | None = None):
+        super().__init__(script, log_path, subagent=subagent, tool_names=every_tool_name())
+
+
+def any_agent_reply(
+    body: Body,
+    script: list[ScriptStep],
+    subagent: tuple[str, list[ScriptStep]] | None = None,
+    prompts: dict[str, list[ScriptStep]] | None = None,
+) -> Reply:
+    """model.plan_reply with every agent's tool names."""
+    return plan_reply(body, script, subagent, prompts, every_tool_name())
+
+
 # ---------------------------------------------------------------- the runner's plan
 
 
@@ -187,6 +216,7 @@ def runner_plan(
         "script": script(recipe.turns),
         "subagent_script": script(recipe.subagent_turns),
         "subagent_sentinel": SUBAGENT_SENTINEL,
+        "tool_names": {kind: list(names) for kind, names in agent.tool_names.items()},
         "records": str(run.records),
         "model_log": str(run.root / "model.jsonl"),
         "stdout": str(run.root / "cli.stdout"),

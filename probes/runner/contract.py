@@ -78,6 +78,7 @@ class Plan(TypedDict):
     subagent_script: NotRequired[list[ScriptStep]]
     subagent_sentinel: NotRequired[str]  # a conversation opened with it plays subagent_script
     prompt_scripts: NotRequired[dict[str, list[ScriptStep]]]  # interactive: marker -> script
+    tool_names: NotRequired[dict[str, list[str]]]  # the agent's: kind -> its tool names, most likely first
     interactive: NotRequired[Interactive]
     records: str
     model_log: str

@@ -1,9 +1,11 @@
 """The scripted model: one HTTP server on loopback that speaks OpenAI chat completions
-(Copilot), Anthropic messages (Claude Code; Copilot with COPILOT_PROVIDER_TYPE=anthropic) and
-OpenAI Responses (Codex CLI).
+(Copilot, VS Code), Anthropic messages (Claude Code; Copilot with
+COPILOT_PROVIDER_TYPE=anthropic), OpenAI Responses (Codex CLI) and the Gemini API (Gemini CLI),
+each chosen by the request's path (dialects.py).
 
 It plays a turn script. A script is a list of steps; each step is a tool call by canonical
-kind ({"tool": "shell", ...}) or a final text ({"text": "..."}). The step to play is chosen
+kind ({"tool": "shell", ...}) or a final text ({"text": "..."}). A tool call uses the first of
+the agent's names for its kind (the plan's `tool_names`) among the tools the CLI sent. The step to play is chosen
 from the request itself: the number of assistant turns already in the conversation. That
 makes the server stateless, so retries, stop-hook re-prompts and parallel conversations
 (subagents) each get the step their own history calls for. Past the end of the script the
@@ -24,40 +26,15 @@ import os
 import selectors
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from .dialects import (
-        anthropic_events,
-        anthropic_message,
-        gemini_as_chat,
-        gemini_callable,
-        gemini_chunks,
-        gemini_response,
-        gemini_route,
-        openai_chunks,
-        openai_message,
-        responses_as_chat,
-        responses_events,
-        responses_message,
-    )
+    from . import dialects
 else:  # run as a script (runner.py), with its files beside it
-    from dialects import (
-        anthropic_events,
-        anthropic_message,
-        gemini_as_chat,
-        gemini_callable,
-        gemini_chunks,
-        gemini_response,
-        gemini_route,
-        openai_chunks,
-        openai_message,
-        responses_as_chat,
-        responses_events,
-        responses_message,
-    )
+    import dialects
 
 if TYPE_CHECKING:
     from .contract import Message, ModelLogEntry, Reply, ScriptStep
@@ -65,15 +42,7 @@ if TYPE_CHECKING:
 Body = dict[str, Any]  # a request body as the CLI sent it
 Schema = dict[str, Any]  # a tool's input schema
 
-# Tool names each CLI is known to use for a canonical kind, most likely first. The server
-# only picks among the tools the CLI actually sent; an unknown name is a finding.
-TOOL_NAMES = {
-    "shell": ["bash", "Bash", "shell", "run_in_terminal", "powershell", "run_shell_command", "exec_command"],
-    "create_file": ["create", "Write", "write_file", "create_file"],
-    "edit_file": ["edit", "Edit", "str_replace_editor", "apply_patch", "replace", "replace_string_in_file"],
-    "view_file": ["view", "Read", "read_file"],
-    "subagent": ["task", "Task", "Agent", "agent", "runSubagent"],
-}
+ToolNames = Mapping[str, Sequence[str]]  # kind -> the agent's tool names for it, most likely first (from the plan)
 
 AUX_TEXT = "ok"
 # A CLI's own command classifier asking the model to grade a command's harm (Claude Code
@@ -99,8 +68,9 @@ def tool_schemas(body: Body) -> dict[str, Schema]:
     return out
 
 
-def pick_tool(kind: str, schemas: dict[str, Schema]) -> str | None:
-    for name in TOOL_NAMES.get(kind, [kind]):
+def pick_tool(kind: str, schemas: dict[str, Schema], names: ToolNames) -> str | None:
+    """The first of the agent's names for `kind` that the CLI sent (none: a tool named `kind`)."""
+    for name in names.get(kind, [kind]):
         if name in schemas:
             return name
     return None
@@ -173,6 +143,7 @@ def plan_reply(
     script: list[ScriptStep],
     subagent: tuple[str, list[ScriptStep]] | None = None,
     prompts: dict[str, list[ScriptStep]] | None = None,
+    tool_names: ToolNames | None = None,
 ) -> Reply:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
     A conversation whose opening user messages hold the subagent sentinel is a child: it plays
@@ -183,7 +154,7 @@ def plan_reply(
             return {"text": HARMLESS, "aux": True}
         return {"text": AUX_TEXT, "aux": True}
     if subagent and subagent[0] in opening_user_text(body):
-        reply = plan_reply(body, subagent[1])
+        reply = plan_reply(body, subagent[1], tool_names=tool_names)
         reply["subagent"] = True
         return reply
     messages = body.get("messages") or []
@@ -198,7 +169,7 @@ def plan_reply(
     if "text" in step:
         return {"text": step["text"], "turn": turn}
     kind = step.get("tool", "")
-    name = pick_tool(kind, schemas)
+    name = pick_tool(kind, schemas, tool_names or {})
     if name is None:
         return {"text": f"probe: no tool for kind {kind!r} in {sorted(schemas)}", "turn": turn, "missing_tool": kind}
     return {"tool": name, "kind": kind, "turn": turn, "arguments": tool_arguments(step, schemas[name])}
@@ -258,8 +229,10 @@ class ScriptedModel:
         host: str = "127.0.0.1",
         subagent: tuple[str, list[ScriptStep]] | None = None,
         prompts: dict[str, list[ScriptStep]] | None = None,
+        tool_names: ToolNames | None = None,
     ):
         self.script = script
+        self.tool_names = tool_names or {}
         self.subagent = subagent
         self.prompts = prompts or {}
         self.final_texts = 0  # main-conversation text replies served: a turn's model part is over
@@ -367,43 +340,44 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         path = self.path.split("?")[0]
-        if gemini := gemini_route(path):  # read as a chat; answered in its own shape below
+        if gemini := dialects.gemini_route(path):  # read as a chat; answered in its own shape below
             return self._gemini(body, *gemini)
         model = body.get("model") or MODEL
         if path.endswith("/count_tokens"):
             self._log(body)
             return self._send_json(200, {"input_tokens": 10})
         if path.endswith("/responses"):  # OpenAI Responses (Codex): read as chat completions
-            body = responses_as_chat(body)
+            body = dialects.responses_as_chat(body)
         if not (path.endswith("/chat/completions") or path.endswith("/messages") or path.endswith("/responses")):
             self._log(body)
             return self._send_json(404, {"error": {"type": "not_found", "message": path}})
-        reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts)
+        reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts, self.model.tool_names)
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             self.model.final_texts += 1
         stream = bool(body.get("stream"))
         if path.endswith("/responses"):
             if stream:
-                return self._send_stream(responses_events(reply, model))
-            return self._send_json(200, responses_message(reply, model))
+                return self._send_stream(dialects.responses_events(reply, model))
+            return self._send_json(200, dialects.responses_message(reply, model))
         if path.endswith("/chat/completions"):
             if stream:
-                return self._send_stream(openai_chunks(reply, model))
-            return self._send_json(200, openai_message(reply, model))
+                return self._send_stream(dialects.openai_chunks(reply, model))
+            return self._send_json(200, dialects.openai_message(reply, model))
         if stream:
-            return self._send_stream(anthropic_events(reply, model))
-        return self._send_json(200, anthropic_message(reply, model))
+            return self._send_stream(dialects.anthropic_events(reply, model))
+        return self._send_json(200, dialects.anthropic_message(reply, model))
 
     def _gemini(self, raw: Body, model: str, stream: bool) -> None:
-        body = gemini_as_chat(raw, model, stream)
-        reply = plan_reply(gemini_callable(body, raw), self.model.script, self.model.subagent, self.model.prompts)
+        body = dialects.gemini_as_chat(raw, model, stream)
+        callable_only = dialects.gemini_callable(body, raw)
+        reply = plan_reply(callable_only, self.model.script, self.model.subagent, self.model.prompts, self.model.tool_names)
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             self.model.final_texts += 1
         if stream:
-            return self._send_stream(gemini_chunks(reply, model))
-        return self._send_json(200, gemini_response(reply, model))
+            return self._send_stream(dialects.gemini_chunks(reply, model))
+        return self._send_json(200, dialects.gemini_response(reply, model))
 
     def _log(self, body: Body, reply: Reply | None = None) -> None:
         self.model.log(

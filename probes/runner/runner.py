@@ -346,7 +346,8 @@ def main(plan_path: str) -> int:
         signal.signal(sig, on_signal)
 
     subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
-    with ScriptedModel(plan["script"], Path(plan["model_log"]), subagent=subagent, prompts=plan.get("prompt_scripts")) as model:
+    model_log, prompts = Path(plan["model_log"]), plan.get("prompt_scripts")
+    with ScriptedModel(plan["script"], model_log, subagent=subagent, prompts=prompts, tool_names=plan.get("tool_names")) as model:
         session = Session(plan, model, preexec, interrupted)
         try:
             ended = interactive_session(session) if plan.get("interactive") else prompt_session(session)
