@@ -1,4 +1,4 @@
-"""Contract: what a hook is given (payload fields and their types, tool names, environment,
+"""What a hook is given (payload fields and their types, tool names, environment,
 working directory) and which hooks fire at all."""
 
 from __future__ import annotations
