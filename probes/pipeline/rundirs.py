@@ -12,7 +12,6 @@ unlocked lock of a live run.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import os
 import shutil
@@ -23,17 +22,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The runner's mount calls (it is standalone, copied into each run; its jail module is a
+# plain package module here too): one ctypes binding of mount(2) in the project.
+from probes.runner.jail import MS_NODEV, MS_NOSUID, MS_REMOUNT, JailError, _libc, _mount
+
 PREFIX = "probe-run-"
 LOCK = "owner.lock"
 UNLOCKED_GRACE_S = 600  # a directory without a lock (an older harness's, or one just made)
 DISK_MB = 256  # each directory a session writes, by default (the catalog's sessions use under 20 MiB)
 INODES = 100_000  # files in each: a session making millions of empty ones costs memory, not disk
 MNT_DETACH = 2
-MS_NOSUID, MS_NODEV, MS_REMOUNT = 0x2, 0x4, 0x20
-
-
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
 
 
 def unmount_under(path: Path) -> None:
@@ -51,7 +49,7 @@ def unmount_under(path: Path) -> None:
                 if point == root or point.startswith(root + "/"):
                     points.append(point)
     for point in sorted(points, key=len, reverse=True):
-        _libc().umount2(point.encode(), MNT_DETACH)
+        _libc.umount2(point.encode(), MNT_DETACH)
 
 
 def remove(path: Path) -> None:
@@ -144,10 +142,11 @@ class RunDirs:
             return
         options = f"size={mb}m,nr_inodes={INODES},mode=0755"
         for name, d in (("workspace", self.workspace), ("home", self.home), ("tmp", self.tmp), ("records", self.records)):
-            if _libc().mount(b"tmpfs", str(d).encode(), b"tmpfs", ctypes.c_ulong(MS_NOSUID | MS_NODEV), options.encode()):
-                err = ctypes.get_errno()
+            try:
+                _mount("tmpfs", str(d), "tmpfs", MS_NOSUID | MS_NODEV, options)
+            except JailError as e:
                 unmount_under(self.root)
-                self.capped, self.disk = {}, f"uncapped (mounting a tmpfs failed: {os.strerror(err)})"
+                self.capped, self.disk = {}, f"uncapped (mounting a tmpfs failed: {os.strerror(e.errno or 0)})"
                 return
             self.capped[name] = str(d)
         self.disk = f"tmpfs, {mb} MiB each: workspace, home, tmp, records"
@@ -158,9 +157,10 @@ class RunDirs:
         if not self.capped or self.disk.startswith(f"tmpfs, {mb} MiB"):
             return
         for d in self.capped.values():
-            flags = ctypes.c_ulong(MS_REMOUNT | MS_NOSUID | MS_NODEV)
-            if _libc().mount(b"tmpfs", d.encode(), b"tmpfs", flags, f"size={mb}m".encode()):
-                raise OSError(ctypes.get_errno(), f"resizing {d} to {mb} MiB: {os.strerror(ctypes.get_errno())}")
+            try:
+                _mount("tmpfs", d, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, f"size={mb}m")
+            except JailError as e:
+                raise OSError(e.errno, f"resizing {d} to {mb} MiB: {os.strerror(e.errno or 0)}") from None
         self.disk = f"tmpfs, {mb} MiB each: workspace, home, tmp, records"
 
     @property
