@@ -10,15 +10,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from probes.agents import Agent
+from probes.agents import Agent, get
 from probes.catalog.names import NAME_RE
-from probes.catalog.scenarios import Scenario
+from probes.catalog.recipes import Step
+from probes.catalog.scenarios import SESSION, TOOL, Scenario, load
 from probes.check.config import ConfigFile, Configured, check_scripts, configured, discover
 from probes.check.report import PROGRESS, table, versions_table
 from probes.check.verdicts import ok
 from probes.check.version import check_version
 from probes.check.workspace import check_folder
 from probes.errors import Exit, InputError
+from probes.evidence.store import check_writable
+from probes.sweep.matrix import select_versions
+from probes.versions import install, spec
+from probes.versions.spec import spec_of
 
 
 def scenario_name_ok(scenario: Scenario) -> None:
@@ -40,8 +45,6 @@ def scenario_fits(agent: Agent, scenario: Scenario) -> None:
 
 def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], list[Configured]]:
     """Everything checked before anything is installed or run: bad input is one line."""
-    from probes.agents import get
-
     agent = get(agent_name)
     folder = folder.resolve()
     if not folder.is_dir():
@@ -55,9 +58,6 @@ def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], lis
 def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[tuple[str, str]]:
     """(requested, exact) pairs: the spec's version, or --versions. Installed exact versions
     need no registry round trip."""
-    from probes.sweep.matrix import select_versions
-    from probes.versions import install, spec
-
     if selector is None:
         if spec_version != "latest" and install.installed(agent, spec_version):
             return [(spec_version, spec_version)]
@@ -73,9 +73,6 @@ def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[t
 
 def commands_scenario(commands: Sequence[str]) -> Scenario:
     """--command CMD ...: one shell step per command, in order, then a text."""
-    from probes.catalog.recipes import Step
-    from probes.catalog.scenarios import SESSION, TOOL
-
     turns = [Step(tool="shell", command=c) for c in commands] + [Step(text="done")]
     return Scenario(name="commands", description="the commands given with --command", turns=turns, events=SESSION + TOOL)
 
@@ -83,10 +80,6 @@ def commands_scenario(commands: Sequence[str]) -> Scenario:
 def cmd_check(args: Any) -> int:
     """probe check AGENT@VERSION --hooks DIR: 0, or 4 with --strict when a hook is not as
     its scenario expects or a command not as --expect says."""
-    from probes.catalog.scenarios import load
-    from probes.commands.options import spec_of
-    from probes.evidence.store import check_writable
-
     s = spec_of(args.spec)
     PROGRESS[0] = bool(args.progress) or sys.stderr.isatty()
     commands, expect = args.command or [], args.expect or []

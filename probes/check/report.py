@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tabulate import tabulate
+
 from probes.check.config import scripts_named
 from probes.check.model import HookReport, Report
 
@@ -51,8 +53,6 @@ def expectation_lines(report: Report) -> list[str]:
 
 def table(report: Report) -> str:
     """One version's verdicts: a line per hook, the steps, what was expected, a summary."""
-    from tabulate import tabulate
-
     steps = "; ".join(
         f"{s.get('command') or s['kind']!r}: {fmt(s['ran'])} (without the hooks: {fmt(s['control_ran'])})"
         for s in report["steps"]
@@ -65,8 +65,6 @@ def table(report: Report) -> str:
 
 def versions_table(reports: Sequence[Report]) -> str:
     """Several versions: one table, a column per version, `*` where the verdicts differ."""
-    from tabulate import tabulate
-
     first = reports[0]
     columns = [r["version"] or f"{r['requested']}?" for r in reports]
     rows = []

@@ -5,22 +5,28 @@ session started, the workspace, the tool results), the files it changed."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from probes.agents import NATIVE, Agent, Registration
+from probes.backends import BACKENDS
+from probes.catalog.recipes import ResolvedRecipe
 from probes.catalog.scenarios import Scenario
 from probes.check.config import ConfigFile, Configured
 from probes.check.model import StepReport
-from probes.check.workspace import copy_folder, install_hooks, watch_shells
+from probes.check.workspace import lay_out, watch_shells
 from probes.errors import HarnessError
-from probes.pipeline import rundirs
-from probes.pipeline.collect import edited
+from probes.pipeline import steps
+from probes.pipeline.collect import edited, read_jsonl
+from probes.pipeline.normalise import known_values, normalise
+from probes.pipeline.plan import Hooks, marker_path
+from probes.pipeline.redact import redact
 from probes.pipeline.rundirs import RunDirs
+from probes.pipeline.steps import Prepared
 from probes.runner import untrusted
+from probes.runner.contract import HookEntry
 
 CHANGE_KEPT = 4000  # characters kept of a file the session wrote (an audit log)
 
@@ -101,8 +107,6 @@ def steps_of(
     """Whether each tool step ran: a shell step's command from the shells the session started
     (`shells`; None: not watched, so it cannot be told), or its marker; a file step off the
     workspace; a read off the tool result the model got; and the tools the CLI called."""
-    from probes.pipeline.plan import marker_path
-
     replies = [r["reply"] for r in log if r.get("reply") and not r["reply"].get("aux")]
     used = sorted({r["tool"] for r in replies if r.get("tool")})
     texts = [m["text"] for r in log for m in r["messages"] if m["role"] == "tool"]
@@ -132,35 +136,13 @@ def steps_of(
     return out, used
 
 
-def run_session(
-    agent: Agent,
-    requested: str,
-    version: str,
-    scenario: Scenario,
-    folder: Path,
-    configs: Sequence[ConfigFile],
-    hooks: Sequence[Configured],
-    keep: set[str] | None,
-    backend_name: str = "local",
-    watch: bool = True,
-) -> Session:
-    """One session: with the hooks in `keep` installed (the others neutral), or with no hook
-    config at all (`keep` None: the control). `watch` False leaves the shells as they are (no
-    hook recorded, no step measured): the session exactly as without `probe`, for comparing."""
-    control = keep is None
-    variant = "-control" if keep is None else "" if len(keep) == len(hooks) else "-alone"  # the caller numbers it
-    from probes.backends import BACKENDS
-    from probes.catalog.recipes import ResolvedRecipe
-    from probes.pipeline.collect import read_jsonl
-    from probes.pipeline.plan import Hooks, runner_plan, workspace
-    from probes.pipeline.run import RUNNER_FILES, Probed, build_evidence, load_record_modules
-    from probes.runner.contract import HookEntry
-
-    backend = BACKENDS[backend_name]
-    name = f"check-{scenario.name}{variant}"
-    recipe = ResolvedRecipe(
+def recipe_of(agent: Agent, scenario: Scenario, variant: str) -> ResolvedRecipe:
+    """The recipe a check's session is recorded under: the scenario's turns, no hook of the
+    harness's own (the user's are in the workspace), classified by the check, not a classifier."""
+    control = variant == "-control"
+    return ResolvedRecipe(
         agent=agent.name,
-        name=name,
+        name=f"check-{scenario.name}{variant}",
         question=f"probe check: the repository's own hooks through scenario {scenario.name!r}"
         + {"-control": " (control: no hooks installed)", "-alone": " (only the hooks in question run)"}.get(variant, ""),
         classifier="check",
@@ -181,83 +163,101 @@ def run_session(
         surface="user-hooks",
         mode="prompt",
         actions=(),
+        disk_mb=scenario.disk_mb,
     )
-    with rundirs.run_directory() as tmp:
-        run = RunDirs(tmp)
-        run.cap()  # before the runner's namespaces are made: they see the caps
-        for f in (*RUNNER_FILES, "shim.py"):
-            shutil.copy(Path(__file__).parent.parent / "runner" / f, run.bin / f)
-        launch = backend.launch(run.root)
-        try:
-            prefix = backend.prepare(agent, version)
-            run.resize(scenario.disk_mb)
-            workspace(run)
-            copy_folder(folder, run.workspace)
-            if keep is None:  # the control: the same files, no hook config
-                for c in configs:
-                    (run.workspace / c.label).unlink()
-            else:
-                install_hooks(run.workspace, configs, hooks, keep)
-            shells, launcher = watch_shells(run, backend.python(), hooks, keep or set())
-            for rel, content in scenario.files.items():
-                (run.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
-                (run.workspace / rel).write_text(content)
-            before = workspace_files(run.workspace)
-            plan = runner_plan(agent, prefix, recipe, run, backend.node_dir())
-            jail = plan.get("jail")
-            if jail and watch:
-                jail["shells"], jail["wrapper"] = shells, launcher
-        except BaseException:
-            launch.cancel()
-            raise
-        loading = load_record_modules()
-        ran = launch.run(plan)
-        loading.join()
-        from probes.pipeline.collect import collect
-        from probes.pipeline.normalise import known_values, normalise
-        from probes.pipeline.redact import redact
 
-        regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks] if not control else []
-        sidecar = {h.key: HookEntry(event=h.native, canonical=h.canonical or h.native, behavior={}) for h in hooks}
-        collected, secrets = collect(
-            recipe, run, Hooks(regs, sidecar if not control else {}), plan, ran.result, prefix, backend.python()
-        )
-        log = read_jsonl(Path(plan["model_log"]))
-        watched = watch and (ran.result.get("jail") or {}).get("filesystem", "host") != "host"
-        if watch and not watched:
-            why = (ran.result.get("jail") or {}).get("error") or "no private mount namespace (unshare)"
-            raise HarnessError(f"probe check watches hooks inside the run's jail, which this host cannot make ({why})")
-        started = shells_started(run, {inv.pid for inv in collected.invocations}) if watched else None
-        steps, used = steps_of(scenario, Path(plan["cwd"]), log, started)
-        main = [r for r in log if r.get("reply") and not r["reply"].get("aux") and not r["reply"].get("subagent")]
-        texts = [m["text"] for r in log for m in r["messages"]]
-        results = [m["text"] for m in main[-1]["messages"] if m["role"] == "tool"] if main else []
-        changes = changed_files(run.workspace, before)
-        for c in configs:  # the config files the check wrote are not the session's doing
-            changes.pop(c.label, None)
-        records: dict[str, list[dict[str, Any]]] = {}
-        for inv in collected.invocations:  # each record names its hook by the key shim.json gave it
-            if inv.config_index is not None and inv.config_index < len(hooks):
-                records.setdefault(hooks[inv.config_index].key, []).append(inv.model_dump(mode="json"))
-        # The tool names hooks were told, or would be (Codex tells its hooks Bash for exec_command).
-        told = {inv.payload.get("tool_name") for inv in collected.invocations if isinstance(inv.payload, dict)}
-        told |= {agent.hook_tool_names[t] for t in used if t in agent.hook_tool_names}
-        used = sorted(set(used) | {t for t in told if isinstance(t, str) and t})
-        probed = Probed(
-            agent, requested, version, recipe, backend.name, ran, plan, collected, "checked", {}, secrets, run.home, None
-        )
-        ev = build_evidence(probed)
-        known = known_values(str(run.root), plan["run_id"], backend.python())
 
-        def scrub(v: Any) -> Any:
-            """As collect.scrub does the session's parts: credentials, then per-run names."""
-            text = json.dumps(v).replace(json.dumps(str(run.root))[1:-1], "$RUN")
-            return normalise(redact(json.loads(text), secrets), known)
+def hooks_of(hooks: Sequence[Configured], control: bool) -> Hooks:
+    """The user's hooks as the pipeline registers hooks: what collect reads each record as
+    (the shim names each by its key). The control registers none."""
+    if control:
+        return Hooks([], {})
+    regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks]
+    sidecar = {h.key: HookEntry(event=h.native, canonical=h.canonical or h.native, behavior={}) for h in hooks}
+    return Hooks(regs, sidecar)
+
+
+def run_session(
+    agent: Agent,
+    requested: str,
+    version: str,
+    scenario: Scenario,
+    folder: Path,
+    configs: Sequence[ConfigFile],
+    hooks: Sequence[Configured],
+    keep: set[str] | None,
+    backend_name: str = "local",
+    watch: bool = True,
+) -> Session:
+    """One session through the probe pipeline (pipeline/steps.py): with the hooks in `keep`
+    installed (the others neutral), or with no hook config at all (`keep` None: the control).
+    `watch` False leaves the shells as they are (no hook recorded, no step measured): the
+    session exactly as without `probe`, for comparing. Only the workspace (the user's
+    folder, the watched shells) and the reading of the session are the check's own."""
+    variant = "-control" if keep is None else "" if len(keep) == len(hooks) else "-alone"  # the caller numbers it
+    backend = BACKENDS[backend_name]
+    recipe = recipe_of(agent, scenario, variant)
+    before: dict[str, untrusted.Entry] = {}  # the workspace as the session found it
+
+    def prepare(run: RunDirs) -> Prepared:
+        prefix = steps.install(backend, agent, version, recipe, run)
+        lay_out(run.workspace, folder, configs, hooks, keep, scenario)
+        shells, launcher = watch_shells(run, backend.python(), hooks, keep or set())
+        before.update(workspace_files(run.workspace))
+        ready = steps.plan(backend, agent, requested, version, recipe, prefix, hooks_of(hooks, keep is None), run)
+        jail = ready.plan.get("jail")
+        if jail and watch:
+            jail["shells"], jail["wrapper"] = shells, launcher
+        return ready
+
+    with steps.session(backend, prepare, runner_files=("shim.py",)) as done:
+        return read_session(done, scenario, configs, hooks, before, watch)
+
+
+def read_session(
+    done: steps.Ran,
+    scenario: Scenario,
+    configs: Sequence[ConfigFile],
+    hooks: Sequence[Configured],
+    before: Mapping[str, untrusted.Entry],
+    watch: bool,
+) -> Session:
+    """What the session left, as far as verdicts go, read while its run directory is there;
+    its record is the pipeline's, outcome `checked` (the caller writes the verdicts in)."""
+    run, plan, result, collected = done.run, done.ready.plan, done.ran.result, done.collected
+    log = read_jsonl(Path(plan["model_log"]))
+    watched = watch and (result.get("jail") or {}).get("filesystem", "host") != "host"
+    if watch and not watched:
+        why = (result.get("jail") or {}).get("error") or "no private mount namespace (unshare)"
+        raise HarnessError(f"probe check watches hooks inside the run's jail, which this host cannot make ({why})")
+    started = shells_started(run, {inv.pid for inv in collected.invocations}) if watched else None
+    steps_run, used = steps_of(scenario, Path(plan["cwd"]), log, started)
+    main = [r for r in log if r.get("reply") and not r["reply"].get("aux") and not r["reply"].get("subagent")]
+    texts = [m["text"] for r in log for m in r["messages"]]
+    results = [m["text"] for m in main[-1]["messages"] if m["role"] == "tool"] if main else []
+    changes = changed_files(run.workspace, before)
+    for c in configs:  # the config files the check wrote are not the session's doing
+        changes.pop(c.label, None)
+    records: dict[str, list[dict[str, Any]]] = {}
+    for inv in collected.invocations:  # each record names its hook by the key shim.json gave it
+        if inv.config_index is not None and inv.config_index < len(hooks):
+            records.setdefault(hooks[inv.config_index].key, []).append(inv.model_dump(mode="json"))
+    # The tool names hooks were told, or would be (Codex tells its hooks Bash for exec_command).
+    agent = done.ready.agent
+    told = {inv.payload.get("tool_name") for inv in collected.invocations if isinstance(inv.payload, dict)}
+    told |= {agent.hook_tool_names[t] for t in used if t in agent.hook_tool_names}
+    used = sorted(set(used) | {t for t in told if isinstance(t, str) and t})
+    known = known_values(str(run.root), plan["run_id"], done.backend.python())
+
+    def scrub(v: Any) -> Any:
+        """As collect.scrub does the session's parts: credentials, then per-run names."""
+        text = json.dumps(v).replace(json.dumps(str(run.root))[1:-1], "$RUN")
+        return normalise(redact(json.loads(text), done.secrets), known)
 
     return Session(
-        evidence=ev,
+        evidence=steps.evidence(done, "checked", {}),
         records=records,
-        steps=steps,
+        steps=steps_run,
         tools_used=used,
         model_texts=texts,
         tool_results=scrub(results),

@@ -15,6 +15,10 @@ from probes.check.report import hook_name, progress
 from probes.check.session import run_session
 from probes.check.verdicts import against, blocks, expectations_of, ok, verdict_of
 from probes.errors import InputError
+from probes.evidence.model import evidence_path, write_atomic
+from probes.evidence.store import compact, dumps, put_blob
+from probes.limits import evidence_problem
+from probes.versions import install
 
 ALONE_MAX = 4  # hooks run alone, one session each, when another effective hook may hide what they do
 
@@ -31,9 +35,6 @@ def check_version(
     backend: str = "local",
     expect: Sequence[str] = (),
 ) -> Report:
-    from probes.evidence.model import evidence_path
-    from probes.versions import install
-
     writes: list[tuple[Path, Any]] = []  # (path, Evidence): checked together, then written
     if not install.installed(agent, version):
         progress(f"{agent.name} {version}: installing it (once)")
@@ -111,10 +112,6 @@ def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
     """A version's records, each stored as save_evidence stores it, once all of them are
     known to be readable (limits.evidence_problem: the size every reader accepts, above all):
     else one line, and none of them written."""
-    from probes.evidence.model import write_atomic
-    from probes.evidence.store import compact, dumps, put_blob
-    from probes.limits import evidence_problem
-
     stored = []
     for path, ev in writes:
         record, blobs = compact(ev.model_dump(mode="json"))

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from probes.agents.config import user_entries, write_json
+from probes.catalog.scenarios import Scenario
 from probes.check.config import EXPANDED_VARS, ConfigFile, Configured
 from probes.errors import InputError
 from probes.pipeline.rundirs import RunDirs
@@ -126,6 +127,28 @@ def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequenc
                 e.holder[e.command_key] = NEUTRAL
             n += 1
         write_json(workspace / c.label, data)
+
+
+def lay_out(
+    workspace: Path,
+    folder: Path,
+    configs: Sequence[ConfigFile],
+    hooks: Sequence[Configured],
+    keep: set[str] | None,
+    scenario: Scenario,
+) -> None:
+    """A session's workspace: the user's folder, with the hooks in `keep` as written and the
+    others neutral, or without its hook configs (`keep` None: the control); then the
+    scenario's files."""
+    copy_folder(folder, workspace)
+    if keep is None:  # the control: the same files, no hook config
+        for c in configs:
+            (workspace / c.label).unlink()
+    else:
+        install_hooks(workspace, configs, hooks, keep)
+    for rel, content in scenario.files.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(content)
 
 
 def watch_shells(run: RunDirs, python: str, hooks: Sequence[Configured], keep: set[str]) -> tuple[dict[str, str], str]:
