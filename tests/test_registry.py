@@ -11,7 +11,8 @@ import pytest
 
 from probes.catalog.recipes import load_all
 from probes.classify import CLASSIFIERS, SESSION_KEYS, classifier
-from probes.classify.session import Part, Session
+from probes.classify.session import Part
+from probes.classify.session import SessionRecord as Session
 from tests.conftest import probe_cmd
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"

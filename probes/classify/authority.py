@@ -7,7 +7,7 @@ from typing import TypedDict
 
 from probes.classify.registry import classifier
 from probes.classify.session import (
-    Session,
+    SessionRecord,
     count,
     find_in_requests,
     first,
@@ -39,7 +39,7 @@ class DecisionObs(TypedDict):
     key="reason_reached_model",
     reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
 )
-def decision(session: Session) -> tuple[str, DecisionObs]:
+def decision(session: SessionRecord) -> tuple[str, DecisionObs]:
     """A hook answers (exit code, JSON, text): is the action let through, and does the
     hook's reason reach the model? Pre-tool and permission hooks gate the tool; a
     prompt-submit hook gates the model call; a stop hook gates the end of the turn."""
@@ -76,7 +76,7 @@ REWRITE_LABELS = {(False, True): "rewritten", (True, False): "original", (True, 
 
 
 @classifier("rewrite", reads=("subject", "invocations", "side_effects"))
-def rewrite(session: Session) -> tuple[str, RewriteObs]:
+def rewrite(session: SessionRecord) -> tuple[str, RewriteObs]:
     """A pre-tool hook rewrites the tool's arguments: which command ran?"""
     inv = first(session, session["subject"])
     watched = [m["path"] for m in session["side_effects"] if m["kind"] == "watched"]
@@ -102,7 +102,7 @@ class HaltObs(TypedDict):
 
 
 @classifier("halt", reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"))
-def halt(session: Session) -> tuple[str, HaltObs]:
+def halt(session: SessionRecord) -> tuple[str, HaltObs]:
     """A hook asks the session to stop (Claude `continue: false`): does it?"""
     inv = first(session, session["subject"])
     words = sentinels(hook_spec(session, session["subject"]))
@@ -133,7 +133,7 @@ class StopLoopObs(TypedDict):
     key="stop_invocations",
     reads=("hooks", "invocations", "invocations_by_event", "model_request_count", "cli"),
 )
-def stop_loop(session: Session) -> tuple[str, StopLoopObs]:
+def stop_loop(session: SessionRecord) -> tuple[str, StopLoopObs]:
     """A stop hook that always blocks: does the CLI end the loop by itself?"""
     stops = of_event(session, "stop")
     active = [payload_field(i, "stop_hook_active") for i in stops if isinstance(i["payload"], dict)]

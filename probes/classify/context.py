@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from probes.classify.registry import classifier
-from probes.classify.session import Session, find_in_requests, in_cli_output, of_event, sentinels, tool_ran
+from probes.classify.session import SessionRecord, find_in_requests, in_cli_output, of_event, sentinels, tool_ran
 
 
 class ContextObs(TypedDict):
@@ -24,7 +24,7 @@ class ContextObs(TypedDict):
     key="context_location",
     reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
 )
-def context(session: Session) -> tuple[str, ContextObs]:
+def context(session: SessionRecord) -> tuple[str, ContextObs]:
     """A hook hands the model context (additionalContext, plain stdout): does its text reach
     the next model request, verbatim or altered, and in which part (system, user, tool)?"""
     subject = session["subject"]
@@ -51,7 +51,7 @@ def context(session: Session) -> tuple[str, ContextObs]:
     return ("reached-verbatim" if seen["verbatim"] else "reached-altered"), obs
 
 
-def sentinel_order(session: Session, words: list[str]) -> tuple[list[str], str | None]:
+def sentinel_order(session: SessionRecord, words: list[str]) -> tuple[list[str], str | None]:
     """Where several hooks' contexts land in one message: their order, and what separates
     the first two (read from the snippet kept around the first)."""
     if len(words) < 2:

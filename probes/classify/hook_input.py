@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from probes.classify.registry import classifier
-from probes.classify.session import CliRecord, Session, count, first, of_event, payload_field, payload_of, tool_ran
+from probes.classify.session import CliRecord, SessionRecord, count, first, of_event, payload_field, payload_of, tool_ran
 from probes.pipeline.redact import secret_name
 
 
@@ -31,7 +31,7 @@ class PayloadObs(TypedDict):
 
 
 @classifier("payload", key="tool_args_type", reads=("subject", "invocations", "side_effects"))
-def classify_payload(session: Session) -> tuple[str, PayloadObs]:
+def classify_payload(session: SessionRecord) -> tuple[str, PayloadObs]:
     """Record the payload the subject event's hook receives, and every other hooked event's."""
     inv = first(session, session["subject"])
     by_event: dict[str, list[str]] = {}
@@ -71,7 +71,7 @@ class CasingObs(TypedDict):
 
 
 @classifier("payload-casing", reads=("subject", "invocations"))
-def payload_casing(session: Session) -> tuple[str, CasingObs]:
+def payload_casing(session: SessionRecord) -> tuple[str, CasingObs]:
     """Which casing do the subject hook's payload fields use?"""
     inv = first(session, session["subject"])
     pl = payload_of(inv)
@@ -95,7 +95,7 @@ class ToolNamesObs(TypedDict):
 
 
 @classifier("tool-names", reads=("invocations", "model_requests"))
-def tool_names(session: Session) -> tuple[str, ToolNamesObs]:
+def tool_names(session: SessionRecord) -> tuple[str, ToolNamesObs]:
     """Which tool names reach pre-tool hooks for each scripted tool kind?"""
     kinds: dict[str, str] = {}
     for r in session["model_requests"]:
@@ -122,7 +122,7 @@ class FiredObs(TypedDict):
 
 
 @classifier("fired", reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "cli"))
-def classify_fired(session: Session) -> tuple[str, FiredObs]:
+def classify_fired(session: SessionRecord) -> tuple[str, FiredObs]:
     """Is the subject hook invoked at all (matchers, config keys, config files, trust)?"""
     subject = session["subject"]
     invs = of_event(session, subject)
@@ -146,7 +146,7 @@ class InventoryObs(TypedDict):
 
 
 @classifier("inventory", reads=("hooks", "invocations", "invocations_by_event", "side_effects"))
-def inventory(session: Session) -> tuple[str, InventoryObs]:
+def inventory(session: SessionRecord) -> tuple[str, InventoryObs]:
     """Every event an agent version knows, hooked: how often each fired, in what order."""
     registered = sorted({h["native"] for h in session["hooks"]})
     counts = {e: session["invocations_by_event"].get(e, 0) for e in registered}
@@ -201,7 +201,7 @@ def secrets_given(cli: CliRecord) -> list[str]:
 
 
 @classifier("env", reads=("subject", "invocations", "cli"))
-def classify_env(session: Session) -> tuple[str, EnvObs]:
+def classify_env(session: SessionRecord) -> tuple[str, EnvObs]:
     """The environment a hook is given: names, project and version markers, which of the
     credentials the harness gave the CLI it passed on (variables the CLI makes itself, secret
     or not, are `added`, never `secrets_passed`), the trace context, and against the CLI's
@@ -228,7 +228,7 @@ class CwdObs(TypedDict):
 
 
 @classifier("cwd", key="hook_cwd", reads=("subject", "cli_cwd", "invocations"))
-def classify_cwd(session: Session) -> tuple[str, CwdObs]:
+def classify_cwd(session: SessionRecord) -> tuple[str, CwdObs]:
     """The working directory a hook runs in: the project root, or the session's cwd?"""
     inv = first(session, session["subject"])
     rel = inv["cwd_relative"] if inv else None
@@ -254,7 +254,7 @@ class SubagentObs(TypedDict):
 
 
 @classifier("subagent", reads=("invocations", "side_effects", "model_requests"))
-def subagent(session: Session) -> tuple[str, SubagentObs]:
+def subagent(session: SessionRecord) -> tuple[str, SubagentObs]:
     """A session starts a subagent: which hooks fire for the child, with what payload?"""
     child_tools = [i for i in of_event(session, "pre_tool") if "probe-subagent" in str(i["payload"])]
     starts, stops = of_event(session, "subagent_start"), of_event(session, "subagent_stop")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TypedDict
 
 from probes.classify.registry import classifier
-from probes.classify.session import Session, count, first, hook_spec, of_event, payload_field, requests_after, tool_ran
+from probes.classify.session import SessionRecord, count, first, hook_spec, of_event, payload_field, requests_after, tool_ran
 
 
-def starts(session: Session) -> list[float]:
+def starts(session: SessionRecord) -> list[float]:
     """When the CLI was started (interactive sessions: every start step), in seconds."""
     return [s["offset_s"] for s in session.get("transcript") or [] if s["do"] == "start"] or [0.0]
 
@@ -27,7 +27,7 @@ class LifecycleObs(TypedDict):
     "lifecycle",
     reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "transcript"),
 )
-def lifecycle(session: Session) -> tuple[str, LifecycleObs]:
+def lifecycle(session: SessionRecord) -> tuple[str, LifecycleObs]:
     """An interactive session: which session-start sources and session-end reasons the hooks
     got, how often each event fired, across starts, /clear and exit. The label is the answer
     for the subject event: the session-start source after the last start, the session-end
@@ -69,7 +69,7 @@ class ApprovalObs(TypedDict):
     "approval",
     reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "model_requests", "transcript"),
 )
-def approval(session: Session) -> tuple[str, ApprovalObs]:
+def approval(session: SessionRecord) -> tuple[str, ApprovalObs]:
     """A pre-tool hook asks for permission in a terminal: is a prompt shown, and does the
     person's answer run the tool or skip it? After a no: does the model get called again?"""
     answered = next((s for s in session.get("transcript") or [] if s["do"] == "answer"), None)

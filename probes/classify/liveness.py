@@ -9,7 +9,7 @@ from probes.classify.registry import classifier
 from probes.classify.session import (
     GATED,
     Invocation,
-    Session,
+    SessionRecord,
     ended_by_itself,
     find_in_requests,
     first,
@@ -49,7 +49,7 @@ class LivenessObs(TypedDict):
     key="progress_delay_s",
     reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
 )
-def liveness(session: Session) -> tuple[str, LivenessObs]:
+def liveness(session: SessionRecord) -> tuple[str, LivenessObs]:
     """A hook misbehaves (hangs, crashes, exits non-zero): does the session go on past it?
     "Going on" is the tool running for pre-tool and permission hooks, the prompt reaching the
     model for prompt-submit hooks, and for other events the session making progress after the
@@ -121,7 +121,7 @@ class LifetimeObs(TypedDict):
 
 
 @classifier("hook-lifetime", key="sigterm_to_death_s", reads=("subject", "invocations", "side_effects", "cli"))
-def hook_lifetime(session: Session) -> tuple[str, LifetimeObs]:
+def hook_lifetime(session: SessionRecord) -> tuple[str, LifetimeObs]:
     """A hook outlives its timeout (ignores SIGTERM): how, and how soon, does it die?"""
     inv = first(session, session["subject"])
     effect = side_effect_at(session)
@@ -161,7 +161,7 @@ class GrandchildObs(TypedDict):
 
 
 @classifier("grandchild", key="grandchild_time_to_death_s", reads=("subject", "hooks", "invocations", "side_effects", "cli"))
-def grandchild(session: Session) -> tuple[str, GrandchildObs]:
+def grandchild(session: SessionRecord) -> tuple[str, GrandchildObs]:
     """A hook leaves a process behind: does the CLI kill it, and when? A hook that exited by
     itself while the tool then never ran within the budget held the CLI through what its
     grandchild kept open: `held-by-stdout` when the grandchild holds the hook's stdout."""
@@ -199,7 +199,7 @@ class StdinObs(TypedDict):
 
 
 @classifier("stdin", key="stdin_eof", reads=("subject", "invocations", "side_effects"))
-def classify_stdin(session: Session) -> tuple[str, StdinObs]:
+def classify_stdin(session: SessionRecord) -> tuple[str, StdinObs]:
     """Does the CLI close the hook's stdin after the payload (end of input)?"""
     inv = first(session, session["subject"])
     obs: StdinObs = {
@@ -224,7 +224,7 @@ class ParallelObs(TypedDict):
 
 
 @classifier("parallel", key="overlap_s", reads=("subject", "hooks", "invocations", "side_effects"))
-def parallel(session: Session) -> tuple[str, ParallelObs]:
+def parallel(session: SessionRecord) -> tuple[str, ParallelObs]:
     """Several hooks on one event: run side by side or one after another, in what order?"""
     invs = of_event(session, session["subject"])
     spans = [(i["start_offset_s"], i["gone_offset_s"]) for i in invs]

@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypedDict, TypeVar, cast, get_args
 
-from probes.classify.session import Part, Session
+from probes.classify.session import Part, SessionRecord
 
 Observations = Mapping[str, object]  # each classifier's own TypedDict: every key always present
-Fn = Callable[[Session], tuple[str, Observations]]
+Fn = Callable[[SessionRecord], tuple[str, Observations]]
 F = TypeVar("F", bound=Fn)
 
 
@@ -22,10 +22,10 @@ class Classifier:
     key: str | None  # the observation shown beside the label in a table cell, if any
     reads: tuple[Part, ...]  # the session parts it is given (and all it may read)
 
-    def __call__(self, session: Session) -> tuple[str, dict[str, object]]:
+    def __call__(self, session: SessionRecord) -> tuple[str, dict[str, object]]:
         # Only the parts it declares: a classifier reading another part fails (KeyError) on
         # every record, in the tests, instead of reading what its `reads` does not say.
-        given = cast(Session, {k: session[k] for k in self.reads if k in session})
+        given = cast(SessionRecord, {k: session[k] for k in self.reads if k in session})
         outcome, obs = self.fn(given)
         return outcome, dict(obs)
 
@@ -53,7 +53,7 @@ class Undriven(TypedDict):
     screen: str  # the end of the screen it saw
 
 
-def label(name: str, session: Session) -> tuple[str, dict[str, object]]:
+def label(name: str, session: SessionRecord) -> tuple[str, dict[str, object]]:
     """The recipe's classifier on a session; an interactive session the driver could not take
     through its steps is labelled `could-not-drive`, with the step and the screen it saw."""
     failed = next((s for s in session.get("transcript") or [] if not s["ok"]), None)

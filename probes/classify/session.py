@@ -144,7 +144,9 @@ class Step(TypedDict):
     screen: str
 
 
-class Session(TypedDict):
+class SessionRecord(TypedDict):
+    """The parts of a run's evidence record a classifier reads (a fresh run's, or a committed one's)."""
+
     subject: str | None  # the canonical event under test
     cli_cwd: str
     hooks: list[HookSpec]
@@ -157,7 +159,7 @@ class Session(TypedDict):
     transcript: list[Step] | None  # interactive sessions only
 
 
-# The parts of a session a classifier may say it reads (Session's keys).
+# The parts of a session a classifier may say it reads (SessionRecord's keys).
 Part = Literal[
     "subject",
     "cli_cwd",
@@ -181,21 +183,21 @@ class Found(TypedDict):
 # ---------------------------------------------------------------- reading a session
 
 
-def count(session: Session, canonical: str | None) -> int:
+def count(session: SessionRecord, canonical: str | None) -> int:
     """Invocations of a canonical event: exact even when the evidence keeps only a sample."""
     natives = {h["native"] for h in session["hooks"] if h["canonical"] == canonical}
     return sum(n for event, n in session["invocations_by_event"].items() if event in natives)
 
 
-def of_event(session: Session, canonical: str | None) -> list[Invocation]:
+def of_event(session: SessionRecord, canonical: str | None) -> list[Invocation]:
     return [i for i in session["invocations"] if i["canonical_event"] == canonical]
 
 
-def first(session: Session, canonical: str | None) -> Invocation | None:
+def first(session: SessionRecord, canonical: str | None) -> Invocation | None:
     return next(iter(of_event(session, canonical)), None)
 
 
-def hook_spec(session: Session, canonical: str | None) -> HookSpec | None:
+def hook_spec(session: SessionRecord, canonical: str | None) -> HookSpec | None:
     return next((h for h in session["hooks"] if h["canonical"] == canonical), None)
 
 
@@ -212,7 +214,7 @@ def payload_field(inv: Invocation | None, *names: str) -> object:
     return next((pl[n] for n in names if n in pl), None)
 
 
-def side_effect_at(session: Session, step: int | None = 0, path: str | None = None) -> float | None:
+def side_effect_at(session: SessionRecord, step: int | None = 0, path: str | None = None) -> float | None:
     """When a scripted step's tool (or a watched file) left its file, in seconds after the CLI
     started; None if it never did."""
     return next(
@@ -225,11 +227,11 @@ def side_effect_at(session: Session, step: int | None = 0, path: str | None = No
     )
 
 
-def tool_ran(session: Session) -> bool:
+def tool_ran(session: SessionRecord) -> bool:
     return side_effect_at(session) is not None
 
 
-def tools_ran(session: Session) -> int:
+def tools_ran(session: SessionRecord) -> int:
     """How many of the scripted tool steps ran (each left its file)."""
     return len({m["step"] for m in session["side_effects"] if m["step"] is not None})
 
@@ -289,7 +291,7 @@ def hook_texts(hook: Mapping[str, object] | None) -> list[str]:
     return out
 
 
-def find_in_requests(session: Session, words: list[str], after: float | None) -> Found:
+def find_in_requests(session: SessionRecord, words: list[str], after: float | None) -> Found:
     """Did model requests made after `after` contain each word; where (by role); verbatim?"""
     roles: dict[str, set[str]] = {w: set() for w in words}
     verbatim = {w: False for w in words}
@@ -305,12 +307,12 @@ def find_in_requests(session: Session, words: list[str], after: float | None) ->
     return {"reached": bool(words) and all(found.values()), "where": found, "verbatim": bool(words) and all(verbatim.values())}
 
 
-def in_cli_output(session: Session, words: list[str]) -> bool:
+def in_cli_output(session: SessionRecord, words: list[str]) -> bool:
     text = session["cli"].get("stdout_tail", "") + session["cli"].get("stderr_tail", "")
     return bool(words) and all(w in text for w in words)
 
 
-def requests_after(session: Session, t: float, main_only: bool = True) -> list[ModelRequest]:
+def requests_after(session: SessionRecord, t: float, main_only: bool = True) -> list[ModelRequest]:
     return [
         r
         for r in session["model_requests"]
@@ -318,5 +320,5 @@ def requests_after(session: Session, t: float, main_only: bool = True) -> list[M
     ]
 
 
-def ended_by_itself(session: Session) -> bool:
+def ended_by_itself(session: SessionRecord) -> bool:
     return not session["cli"]["timed_out"]

@@ -14,7 +14,7 @@ from probes.errors import HarnessError
 from probes.evidence.store import check_writable as check_writable  # where results are written: store.py
 
 if TYPE_CHECKING:
-    from probes.classify import Session
+    from probes.classify import SessionRecord
     from probes.evidence.store import Blobs
 
 # 2: values that repeat across records may be stored once per agent version and referred to
@@ -152,7 +152,7 @@ class HarnessTimes(Record):
 
 class Collected(Record):
     """What a session left, collected and scrubbed (probes/pipeline/collect.py): the parts of the
-    evidence record a classifier reads (classify.Session), with every invocation and model
+    evidence record a classifier reads (classify.SessionRecord), with every invocation and model
     request (the record keeps a sample of a runaway session's)."""
 
     subject: str | None
@@ -168,9 +168,9 @@ class Collected(Record):
     # what the session did to the run itself (records made unreadable, the disk cap filled)
     error: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
-    def classifiable(self) -> Session:
+    def classifiable(self) -> SessionRecord:
         """As a classifier reads it: the same JSON as the committed record's parts."""
-        return cast("Session", self.model_dump(mode="json"))  # these fields are Session's keys
+        return cast("SessionRecord", self.model_dump(mode="json"))  # these fields are SessionRecord's keys
 
 
 class Evidence(Record):

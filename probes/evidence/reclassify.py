@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from probes.classify import SESSION_KEYS, Session, label
+from probes.classify import SESSION_KEYS, SessionRecord, label
 from probes.errors import InputError
 from probes.evidence.claims import Run, judge
 from probes.evidence.model import Evidence, load_evidence, upgrade, write_atomic
@@ -53,7 +53,7 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
                 yield Relabelled(path, ev.outcome, ev.outcome, migrated=True, relabelled=False)
             continue
         data = ev.model_dump(mode="json")
-        session = cast(Session, {k: data[k] for k in SESSION_KEYS})  # the record's parts, as JSON
+        session = cast(SessionRecord, {k: data[k] for k in SESSION_KEYS})  # the record's parts, as JSON
         try:
             outcome, obs = label(recipe.classifier, session)
             run = Run.of(recipe.for_agent(ev.agent), data["cli"])

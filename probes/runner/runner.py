@@ -195,7 +195,7 @@ class Ended(NamedTuple):
     disk_full: str | None = None  # which capped directory the session filled
 
 
-class Session:
+class LiveSession:
     """One session: the plan, the scripted model serving it, the watcher, the clock."""
 
     def __init__(self, plan: Plan, model: ScriptedModel, preexec: Preexec | None, interrupted: list[str]):
@@ -254,7 +254,7 @@ def exit_waiter(pid: int) -> Iterator[Callable[[float], None]]:
         os.close(fd)
 
 
-def prompt_session(s: Session) -> Ended:
+def prompt_session(s: LiveSession) -> Ended:
     """The CLI with the plan's argv (a -p prompt), until it ends or the budget does."""
     plan = s.plan
     with open(plan["stdout"], "wb") as out, open(plan["stderr"], "wb") as err:
@@ -289,7 +289,7 @@ def prompt_session(s: Session) -> Ended:
     return Ended(exit_code, timed_out, cli_ended, left, killed, disk_full=s.filled)
 
 
-def interactive_session(s: Session) -> Ended:
+def interactive_session(s: LiveSession) -> Ended:
     """The CLI in a terminal, driven through the plan's steps (terminal.py)."""
     if TYPE_CHECKING or __package__:
         from .terminal import drive
@@ -348,7 +348,7 @@ def main(plan_path: str) -> int:
     subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
     model_log, prompts = Path(plan["model_log"]), plan.get("prompt_scripts")
     with ScriptedModel(plan["script"], model_log, subagent=subagent, prompts=prompts, tool_names=plan.get("tool_names")) as model:
-        session = Session(plan, model, preexec, interrupted)
+        session = LiveSession(plan, model, preexec, interrupted)
         try:
             ended = interactive_session(session) if plan.get("interactive") else prompt_session(session)
         except CannotStart as e:
