@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from probes.agents import Agent, get
+from probes.agents.named import spec_of
 from probes.catalog.names import NAME_RE
 from probes.catalog.recipes import Step
 from probes.catalog.scenarios import SESSION, TOOL, Scenario, load
@@ -21,9 +22,9 @@ from probes.check.version import check_version
 from probes.check.workspace import check_folder
 from probes.errors import Exit, InputError
 from probes.evidence.store import check_writable
+from probes.pipeline.run import resolve
 from probes.sweep.matrix import select_versions
-from probes.versions import install, spec
-from probes.versions.spec import spec_of
+from probes.versions import install
 
 
 def scenario_name_ok(scenario: Scenario) -> None:
@@ -56,12 +57,12 @@ def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], lis
 
 
 def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[tuple[str, str]]:
-    """(requested, exact) pairs: the spec's version, or --versions. Installed exact versions
-    need no registry round trip."""
+    """(requested, exact) pairs: the spec's version, resolved as `probe run` resolves it
+    (an agent's own version scheme translated), or --versions. Installed exact versions need
+    no registry round trip."""
     if selector is None:
-        if spec_version != "latest" and install.installed(agent, spec_version):
-            return [(spec_version, spec_version)]
-        return [(spec_version, spec.resolve(spec.Spec(agent.name, spec_version), agent.package))]
+        _, requested, exact = resolve(f"{agent.name}@{spec_version}")
+        return [(requested, exact)]
     listed = [v.strip() for v in selector.split(",") if v.strip()]
     if ".." not in selector and not selector.startswith("latest") and all(install.installed(agent, v) for v in listed):
         return [(v, v) for v in listed]
