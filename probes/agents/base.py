@@ -77,6 +77,13 @@ class Agent(Protocol):
     tool_kinds: frozenset[str] | None = None
     # The name a hook is told for a tool the model calls by another (Codex: exec_command is Bash).
     hook_tool_names: Mapping[str, str] = MappingProxyType({})
+    # The environment variables it gives its hooks that say which CLI runs them (the env
+    # classifier reports which of every agent's a hook got).
+    hook_env_markers: tuple[str, ...] = ()
+    # The variables a hook's command may name the project's directory by, and those of them it
+    # replaces in the command itself (so the command it runs differs from the one configured).
+    project_dir_vars: tuple[str, ...] = ()
+    expanded_vars: tuple[str, ...] = ()
     # The exit codes its docs give a hook to block with (any other non-zero exit is an error).
     block_exit_codes: frozenset[int] = frozenset({2})
     # Where command hooks can be written: NATIVE (its own config), and other CLIs' config

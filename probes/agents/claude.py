@@ -49,6 +49,8 @@ class Claude(Agent):
         "view_file": ["Read"],
         "subagent": ["Task", "Agent"],
     }
+    hook_env_markers = ("CLAUDE_PROJECT_DIR", "CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_PLUGIN_ROOT")
+    project_dir_vars = ("CLAUDE_PROJECT_DIR",)
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
     extension: ExtensionSurface | None = None
     hook_sources = HOOK_SOURCES

@@ -56,6 +56,8 @@ class Copilot(Agent):
         "view_file": ["view"],
         "subagent": ["task", "agent"],
     }
+    hook_env_markers = ("COPILOT_CLI", "COPILOT_CLI_BINARY_VERSION", "COPILOT_PROJECT_DIR", "COPILOT_PLUGIN_ROOT", "COPILOT_HOME")
+    project_dir_vars = ("COPILOT_PROJECT_DIR",)
     pascal_events = PASCAL_EVENTS
     # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}

@@ -93,6 +93,8 @@ class Gemini(Agent):
         "edit_file": ["replace"],
         "view_file": ["read_file"],
     }
+    project_dir_vars = ("GEMINI_PROJECT_DIR",)
+    expanded_vars = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")  # replaced in a hook's command before it runs
     tool_kinds = frozenset({"shell", "create_file", "edit_file", "view_file"})  # no subagent tool the scripted model knows
     extension: ExtensionSurface | None = None
     model = "probe-model"  # named on the command line: no model-routing request first

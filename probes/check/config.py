@@ -106,8 +106,8 @@ def load_config(path: Path, label: str) -> Any:
     return data
 
 
-EXPANDED_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR)\}?")  # what Gemini CLI replaces itself
-PROJECT_VARS = re.compile(r"\$\{?(CLAUDE_PROJECT_DIR|COPILOT_PROJECT_DIR|GEMINI_PROJECT_DIR|PWD)\}?")
+EXPANDED_VARS = re.compile(rf"\$\{{?({'|'.join(v for a in AGENTS.values() for v in a.expanded_vars)})\}}?")  # an agent replaces
+PROJECT_VARS = re.compile(rf"\$\{{?({'|'.join([*(v for a in AGENTS.values() for v in a.project_dir_vars), 'PWD'])})\}}?")
 
 
 def scripts_named(command: str) -> list[str]:

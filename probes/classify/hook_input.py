@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from probes.agents import AGENTS
 from probes.classify.registry import classifier
 from probes.classify.session import CliRecord, SessionRecord, count, first, of_event, payload_field, payload_of, tool_ran
 from probes.pipeline.redact import secret_name
@@ -161,21 +162,13 @@ def inventory(session: SessionRecord) -> tuple[str, InventoryObs]:
     return f"{len(fired)}-of-{len(registered)}-fired", obs
 
 
-# Environment variables that mark a hook's host (the agents' own and the shared ones); the
+# Environment variables that mark a hook's host (every agent's own, and the shared ones); the
 # env classifier reports which of them a hook was given.
 MARKER_VARS = (
-    "COPILOT_CLI",
-    "COPILOT_CLI_BINARY_VERSION",
-    "COPILOT_PROJECT_DIR",
-    "CLAUDE_PROJECT_DIR",
-    "CLAUDECODE",
-    "CLAUDE_CODE_SESSION_ID",
+    *dict.fromkeys(v for agent in AGENTS.values() for v in agent.hook_env_markers),
     "AI_AGENT",
-    "COPILOT_PLUGIN_ROOT",
-    "CLAUDE_PLUGIN_ROOT",
     "PLUGIN_ROOT",
     "TRACEPARENT",
-    "COPILOT_HOME",
     "HOME",
 )
 
