@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from probes.evidence.load import load
 from probes.evidence.model import load_evidence
-from probes.report import tables
 
 RESULTS = Path(__file__).parent.parent / "results"
 FINDINGS = RESULTS / "FINDINGS.md"
@@ -140,7 +140,7 @@ def test_table_leaves_findings_alone(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (dst / "FINDINGS.md").read_bytes() == before
     assert "FINDINGS" not in proc.stderr  # not warned about as a stray record
-    assert tables.load(dst, strict=True)  # the */*/*.json globs never see a top-level .md
+    assert load(dst, strict=True)  # the */*/*.json globs never see a top-level .md
 
 
 def test_every_unearned_verdict_is_a_finding():
@@ -149,7 +149,7 @@ def test_every_unearned_verdict_is_a_finding():
     checked = {tuple(body.split(";")[0].split()) for _, body in ALL}
     unexplained = [
         f"{c.agent}@{c.version} {c.recipe}"
-        for c in tables.load(RESULTS)
+        for c in load(RESULTS)
         if c.same_as_control and (f"{c.agent}@{c.version}", c.recipe) not in checked
     ]
     assert not unexplained, f"verdicts equal to their control's, in no finding: {unexplained}"

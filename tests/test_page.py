@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from probes.report import tables
+from probes.evidence.load import load
 from probes.report.colours import LABELS, MEANINGS, meaning_of
 from probes.report.page import html_page, runs
+from probes.report.ranges import known_candidates
 from tests.synthetic import RESULTS, releases, write_points, write_published
 from tests.test_tables import chromium
 
@@ -34,9 +35,9 @@ def tree(root: Path) -> Path:
 
 
 def page(root: Path) -> str:
-    cells = tables.load(root)
+    cells = load(root)
     classifiers = {"exit2-pretool": "decision", "hang-pretool": "liveness"}
-    return html_page(cells, classifiers, root, tables.known_candidates(root, sorted(AGENTS)))
+    return html_page(cells, classifiers, root, known_candidates(root, sorted(AGENTS)))
 
 
 def test_150_versions_render_as_one_row_per_recipe_with_agents_side_by_side(tmp_path):

@@ -13,8 +13,11 @@ import pytest
 
 from probes.agents import AGENTS
 from probes.catalog.recipes import load_all
+from probes.classify import CLASSIFIERS
 from probes.errors import InputError
-from probes.report import tables
+from probes.evidence.load import load
+from probes.report.cells import cell_text
+from probes.report.ranges import line, line_text
 from probes.sweep import matrix
 from probes.versions import spec
 
@@ -94,13 +97,11 @@ def test_cite_gives_fact_version_digest_and_claim(results):
 
 
 def test_a_flaky_cell_shows_the_spread(results):
-    from probes.report import tables
-
     path = results / "copilot" / "1.0.92" / "parallel-pretool.json"
     rec = json.loads(path.read_text())
     rec["repeats"] = {"runs": 5, "outcomes": {"serial": 4, "parallel": 1}}
     path.write_text(json.dumps(rec))
-    (cell,) = tables.load(results, "copilot", "parallel-pretool")[-1:]
+    (cell,) = load(results, "copilot", "parallel-pretool")[-1:]
     assert cell.label == "parallel×1 / serial×4"
 
 
@@ -157,11 +158,11 @@ def test_html_view_renders_in_headless_chromium(results, tmp_path):
 
 
 def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):
-    from probes.report import legend, tables
+    from probes.report import legend
 
     def cell(agent: str, version: str, recipe: str) -> str:
-        (c,) = tables.load(results, agent, recipe, version)
-        return tables.cell_text(c, load_all()[recipe].classifier)
+        (c,) = load(results, agent, recipe, version)
+        return cell_text(c, load_all()[recipe].classifier)
 
     assert cell("copilot", "1.0.92", "ext-exit-pretool").endswith(" ✓1 ✓2 ?3")  # ran, later calls ran, status not recorded
     assert cell("claude", "2.1.328", "default-timeout-pretool") == "held ?"  # 40 s cannot show a 600 s default
@@ -172,10 +173,10 @@ def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):
     page = (results / "copilot.md").read_text()
     for text in (page, (results / "README.md").read_text()):
         assert "✓ the claim agrees" in text and "✗ it disagrees" in text and "? untested" in text
-        for name, c in tables.CLASSIFIERS.items():  # every key observation a cell may show
+        for name, c in CLASSIFIERS.items():  # every key observation a cell may show
             assert c.key is None or f"`{c.key}` ({name})" in text
     assert "| ext-exit-pretool          |   3 |" in page and "the harness does not record an extension's status" in page
-    assert set(legend.KEY_MEANS) >= {c.key for c in tables.CLASSIFIERS.values() if c.key}
+    assert set(legend.KEY_MEANS) >= {c.key for c in CLASSIFIERS.values() if c.key}
     html_out = results / "index.html"
     assert probe("table", "--format", "html", "--results", str(results), "--output", str(html_out)).returncode == 0
     text = html_out.read_text()
@@ -185,8 +186,8 @@ def test_each_claim_gets_its_own_mark_and_every_mark_is_explained(results):
 def test_a_verdict_its_control_shares_is_marked():
     """claude 2.1.84 ask-pretool is `allowed` like its control: marked `=ctl`, and a range of its
     own; 2.1.85 (denied, the control allowed) is not."""
-    cells = tables.load(RESULTS, agent="claude", recipe="ask-pretool")  # the control read from beside
+    cells = load(RESULTS, agent="claude", recipe="ask-pretool")  # the control read from beside
     marked = {c.version for c in cells if c.same_as_control}
     assert "2.1.84" in marked and "2.1.85" not in marked
-    text = tables.line_text(tables.line(cells, "claude", "ask-pretool", "authority", None))
+    text = line_text(line(cells, "claude", "ask-pretool", "authority", None))
     assert "allowed =ctl" in text and "denied" in text

@@ -11,9 +11,11 @@ from pathlib import Path
 from probes.catalog.recipes import load_all
 from probes.errors import InputError
 from probes.evidence.claims import verdict_of
+from probes.evidence.load import Cell, load
 from probes.evidence.store import Blobs, refs
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
-from probes.report.tables import Cell, Line, known_candidates, line, load, short
+from probes.report.cells import short
+from probes.report.ranges import Line, known_candidates, line
 from probes.report.timeline import span
 
 

@@ -1,38 +1,18 @@
-"""What a table's cells say: a mark per claim, and the legend of every symbol and abbreviation
-a cell may hold, with each agent's claims list (the numbers the marks carry, what each claim
-needs, why it is untested). tables.py renders them into results/README.md, results/<agent>.md
-and index.html."""
+"""The legend of every symbol and abbreviation a cell may hold (cells.py), with each agent's
+claims list (the numbers the marks carry, what each claim needs, why it is untested).
+tables.py renders them into results/README.md and results/<agent>.md, page.py into index.html."""
 
 from __future__ import annotations
 
 import html
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from probes.classify import CLASSIFIERS
 from probes.evidence.claims import applies_recorded, verdict_of
+from probes.evidence.load import Cell
+from probes.report.cells import Classifiers
 from probes.versions.spec import semver_key
-
-if TYPE_CHECKING:
-    from probes.evidence.model import Evidence
-    from probes.report.tables import Cell
-
-Classifiers = Mapping[str, str]  # recipe -> the name of its classifier
-
-MARKS = {"agrees": "✓", "disagrees": "✗", "untested": "?"}
-
-
-def claim_marks(record: Evidence) -> str:
-    """One mark per claim that names this version (✓ agrees, ✗ disagrees, ? untested), in the
-    recipe's order; numbered by its place among the recipe's claims for the agent when there
-    are several (the numbers of the Claims list under the table). Claims naming other
-    versions are left out."""
-    several = len(record.claims) > 1
-    return " ".join(
-        MARKS[verdict_of(c)] + (str(n) if several else "") for n, c in enumerate(record.claims, 1) if applies_recorded(c)
-    )
-
 
 # What the key observation beside a label is, per observation (the registry's `key`s).
 KEY_MEANS = {

@@ -13,9 +13,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from probes.evidence.load import Cell, grouped, versions_of
+from probes.report.cells import Classifiers, Known
 from probes.report.colours import MEANINGS, css, meaning_of
 from probes.report.legend import CLAIM_HEADERS, claims_list, legend_html
-from probes.report.tables import Cell, Classifiers, Known, Line, grouped, line, line_text, versions_of
+from probes.report.ranges import Line, line, line_text
 from probes.report.timeline import span
 from probes.versions.spec import semver_key
 

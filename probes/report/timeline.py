@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from probes.errors import InputError
+from probes.evidence.load import load
+from probes.evidence.model import write_atomic
 from probes.limits import BadFile, load_json, warn
 from probes.versions.spec import Published, is_prerelease, semver_key
 
@@ -107,8 +109,6 @@ def read_snapshot(results: Path, agent: str) -> list[str] | None:
 def write_snapshot(results: Path, agent: str, pub: Published) -> Path:
     """The registry's list now, as the snapshot later offline reads use (no timestamp: the
     same list writes the same bytes; git dates it)."""
-    from probes.evidence.model import write_atomic
-
     path = snapshot_path(results, agent)
     doc = {"agent": agent, "latest": pub.latest, "versions": sorted(pub.versions, key=semver_key)}
     write_atomic(path, json.dumps(doc, indent=1) + "\n", "versions snapshot", "check --results")
@@ -127,8 +127,6 @@ def points_of(results: Path, agent: str, recipe: str, observation: str | None = 
     (a version_mismatch record does not count for the version asked: it is filed under the
     executed one, and one filed elsewhere is skipped); a cell whose repeats disagree gets the
     spread of labels as its verdict, so it stands alone."""
-    from probes.report.tables import load
-
     points: dict[str, str] = {}
     for cell in load(results, agent, recipe):
         r = cell.record

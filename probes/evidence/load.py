@@ -1,0 +1,93 @@
+"""Committed evidence read back: one Cell per agent, version and recipe in results/, each
+knowing whether its control got the same label (then its verdict is not earned). What the
+tables, ranges, the page, diffs, citations and timelines all read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from probes.errors import InputError
+from probes.evidence.model import Evidence, load_evidence
+from probes.evidence.store import Blobs
+from probes.limits import warn
+from probes.versions.spec import semver_key
+
+
+@dataclass(frozen=True)
+class Cell:
+    agent: str
+    version: str
+    recipe: str
+    path: Path
+    record: Evidence
+    same_as_control: bool = False  # its control got the same label on this version: not earned
+
+    @property
+    def label(self) -> str:
+        runs = self.record.repeats or {}
+        outcomes: dict[str, int] = runs.get("outcomes") or {self.record.outcome: 1}
+        if len(outcomes) > 1:  # a flaky cell shows the spread of labels seen
+            return " / ".join(f"{o}×{n}" for o, n in sorted(outcomes.items()))
+        return self.record.outcome
+
+
+def load(
+    results: Path,
+    agent: str | None = None,
+    recipe: str | None = None,
+    version: str | None = None,
+    strict: bool = False,
+    skipped: list[str] | None = None,
+) -> list[Cell]:
+    """The evidence in `results`. A file that is not an evidence record is skipped with a
+    warning naming it (the rest still renders; into `skipped` instead, when given), or
+    refused when `strict`."""
+    if not results.is_dir():
+        raise InputError(f"no results directory {results}: run a probe first, or pass --results")
+    cells: list[Cell] = []
+    blobs = Blobs()  # a blob many records refer to is read once
+    for path in sorted(results.glob("*/*/*.json")):
+        a, v, r = path.parts[-3], path.parts[-2], path.stem
+        if (agent and a != agent) or (recipe and r != recipe) or (version and v != version):
+            continue
+        try:
+            cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path, blobs=blobs))))
+        except InputError as e:
+            if strict:
+                raise
+            if skipped is None:
+                warn(f"skipping {e}")
+            else:
+                skipped.append(str(e))
+    return mark_unearned(cells, blobs)
+
+
+def mark_unearned(cells: list[Cell], blobs: Blobs) -> list[Cell]:
+    """Flag each cell whose control recipe got the same label on the same agent and version:
+    that verdict measures nothing (the hook's answer was ignored, or the run could not tell).
+    A control outside the loaded cells (a `--recipe` table) is read from beside the record."""
+    outcome = {(c.agent, c.version, c.recipe): c.record.outcome for c in cells}
+    out = []
+    for c in cells:
+        control = c.record.control
+        key = (c.agent, c.version, control or "")
+        if control and key not in outcome and (c.path.parent / f"{control}.json").is_file():
+            try:
+                outcome[key] = Evidence.model_validate(load_evidence(c.path.parent / f"{control}.json", blobs=blobs)).outcome
+            except InputError:
+                pass  # a corrupt control is warned about when it is itself loaded
+        out.append(replace(c, same_as_control=True) if control and outcome.get(key) == c.record.outcome else c)
+    return out
+
+
+def versions_of(cells: list[Cell], agent: str) -> list[str]:
+    return sorted({c.version for c in cells if c.agent == agent}, key=semver_key)
+
+
+def grouped(cells: list[Cell]) -> dict[tuple[str, str], list[Cell]]:
+    """Cells by (agent, recipe): each line reads its own, not all (hundreds of versions)."""
+    by: dict[tuple[str, str], list[Cell]] = {}
+    for c in cells:
+        by.setdefault((c.agent, c.recipe), []).append(c)
+    return by
