@@ -244,7 +244,8 @@ def bundled(prefix: Path) -> dict[str, str]:
 
 def installed_bundles() -> dict[str, dict[str, str]]:
     """code-server version -> what it bundles, for every install in the cache."""
-    from probes.versions.install import installed_versions, prefix_for  # install imports the agents
+    # Here, not at the top: install brings its lock and cache, and every command imports the agents.
+    from probes.versions.install import installed_versions, prefix_for
 
     return {v: b for v in installed_versions(AGENT) if (b := bundled(prefix_for(AGENT, v)))}
 

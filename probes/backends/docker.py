@@ -48,7 +48,7 @@ JAIL_USER = "no capabilities"
 def client() -> Any:
     """The docker SDK client, or one line saying what to do."""
     try:
-        import docker
+        import docker  # the SDK takes half a second to import: only when docker is used
 
         c = docker.from_env()
         c.ping()
@@ -122,7 +122,7 @@ class DockerBackend:
 
     def prepare(self, agent: Agent, version: str) -> Path:
         """The image for this version (built once, reused), and the CLI's prefix inside it."""
-        import docker
+        import docker  # see client()
 
         base = os.environ.get("PROBE_BASE_IMAGE", DEFAULT_BASE)
         tag = f"{IMAGE_PREFIX}:{agent.name}-{version}"
@@ -184,7 +184,7 @@ class DockerBackend:
     def run(self, run_dir: Path, plan: Plan) -> BackendRun:
         # network_mode none: only lo, already up. The container is the jail (the runner's
         # own needs a mount namespace it makes itself).
-        import docker
+        import docker  # see client()
 
         plan = plan.copy()
         plan["bring_up_loopback"], plan["jail"] = False, None
@@ -226,7 +226,7 @@ class DockerBackend:
 
     def remove_orphans(self) -> None:
         """Containers of probes on this host that were killed before they could remove them."""
-        import docker
+        import docker  # see client()
 
         # sparse: the list itself, no inspection of each container, one of which the engine
         # may be removing right now (auto_remove): a container gone meanwhile is no error

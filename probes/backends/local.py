@@ -18,6 +18,7 @@ from probes.backends.base import GRACE_S, PASSED_ENV, BackendRun, Launch
 from probes.backends.common import last_words, read_result
 from probes.errors import HarnessError
 from probes.runner.jail import die_with_parent
+from probes.versions.spec import tool
 
 if TYPE_CHECKING:
     from probes.agents.base import Agent
@@ -55,13 +56,11 @@ class LocalBackend:
         return sys.executable
 
     def node_dir(self) -> str:
-        from probes.versions.spec import tool
-
         return os.path.dirname(tool("node"))
 
     def prepare(self, agent: Agent, version: str) -> Path:
         """The prefix the CLI version is installed in (installing it once)."""
-        from probes.versions.install import install
+        from probes.versions.install import install  # its lock and cache: only when a probe runs
 
         self.node_dir()  # node missing: say so before installing anything
         return install(agent, version)

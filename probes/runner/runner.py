@@ -291,6 +291,8 @@ def prompt_session(s: LiveSession) -> Ended:
 
 def interactive_session(s: LiveSession) -> Ended:
     """The CLI in a terminal, driven through the plan's steps (terminal.py)."""
+    # Here, not at the top: pexpect and pyte are site-packages, loaded (read_plan) only for an
+    # interactive session; a prompt session starts without them.
     if TYPE_CHECKING or __package__:
         from .terminal import drive
     else:  # run as a script, with terminal.py beside it

@@ -134,7 +134,7 @@ def pick(entries: list[ShimEntry], payload: object) -> ShimEntry:
 
 def run_hook(config: ShimConfig, real: str, argv: list[str], entries: list[ShimEntry], started: float, main_at: float) -> int:
     global record, record_path, child
-    import subprocess
+    import subprocess  # here, not at the top: a shell that runs no hook starts without it
 
     record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
     record = new_record(entries[0]["key"], entries[0]["event"], started, main_at)
