@@ -90,6 +90,9 @@ class Agent(Protocol):
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]
     extension: ExtensionSurface | None  # None: command hooks only
+    # Files its native config writer names as the harness's own, as `probe recorder` names them
+    # in a person's workspace instead (written name -> name there).
+    recorder_names: Mapping[str, str] = MappingProxyType({})
     # Where `probe check` finds a repository's own hooks (empty: it cannot check this agent).
     hook_sources: tuple[HookSource, ...] = ()
     tty: Tty

@@ -61,6 +61,7 @@ class Copilot(Agent):
     pascal_events = PASCAL_EVENTS
     # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
+    recorder_names: Mapping[str, str] = {"probe.json": "probe-recorder.json"}  # .github/hooks/: a name of its own
     # The same two files, as `probe check` reads a repository's own.
     hook_sources = (
         HookSource(".github/hooks/*.json", "github", ("bash", "command"), "timeoutSec"),

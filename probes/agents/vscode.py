@@ -100,6 +100,7 @@ class VSCode(Agent):
         "view_file": ["read_file"],
         "subagent": ["runSubagent"],
     }
+    recorder_names: Mapping[str, str] = {"probe.json": "probe-recorder.json"}  # .github/hooks/: a name of its own
     hook_sources = HOOK_SOURCES
     extension: ExtensionSurface | None = None
     backends = frozenset({"local"})  # the docker image has no chromium, nor Node 24 for the postinstall
