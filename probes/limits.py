@@ -64,32 +64,6 @@ def read_bounded(path: Path, limit: int, follow: bool = True) -> bytes:
     return data
 
 
-def evidence_problem(path: Path, text: str, blobs: Mapping[str, bytes] | None = None) -> str | None:
-    """Why a reader (evidence.load_evidence) would refuse `text`, a record about to be written
-    at `path` with `blobs` (sha256 hex -> bytes, store.compact) beside it; None when it would
-    read it. Checked before a record is written, so none is written that every reader refuses."""
-    from probes.errors import InputError
-    from probes.evidence.model import parse_evidence
-    from probes.evidence.store import Blobs
-
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        return f"not UTF-8: a lone surrogate at character {e.start}"
-    size = len(data)
-    if size > EVIDENCE_MAX_BYTES:
-        return f"{size} bytes, over the limit of {EVIDENCE_MAX_BYTES} that readers accept"
-    big = max((len(b) for b in (blobs or {}).values()), default=0)
-    if big > BLOB_MAX_BYTES:
-        return f"a value of {big} bytes, over the limit of {BLOB_MAX_BYTES} that readers accept"
-    try:
-        parse_evidence(path, data, Blobs(dict(blobs or {})))
-    except InputError as e:
-        why = str(e).removeprefix(f"{path}: ")
-        return why.removeprefix("not an evidence record (").removesuffix(")") if why.startswith("not an evidence") else why
-    return None
-
-
 def decode(data: bytes) -> str:
     try:
         return data.decode("utf-8")
@@ -135,7 +109,7 @@ def bounded_loader() -> type:
     billion-laughs file expand) and no deeper than YAML_MAX_DEPTH. Both are checked while
     the node tree is composed, before anything is expanded or constructed. (Made on first
     use: yaml is not imported at start-up.)"""
-    import yaml
+    import yaml  # here, not at the top: limits is read at start-up, yaml costs ~20 ms
     from yaml.composer import ComposerError
 
     class BoundedLoader(yaml.SafeLoader):
@@ -181,7 +155,7 @@ def nul_at(data: object) -> tuple[Any, ...] | None:
 
 def yaml_line(node: Any, loc: Sequence[Any]) -> int | None:
     """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
-    import yaml
+    import yaml  # only when a YAML file is reported: not at start-up
 
     line = None
     for part in loc:

@@ -8,14 +8,16 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
-from probes.errors import HarnessError
+from probes.errors import HarnessError, InputError
+from probes.evidence.store import Blobs, resolve, save
 from probes.evidence.store import check_writable as check_writable  # where results are written: store.py
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
+from probes.pipeline.normalise import hook_python, known_values, normalise
 
 if TYPE_CHECKING:
     from probes.classify import SessionRecord
-    from probes.evidence.store import Blobs
 
 # 2: values that repeat across records may be stored once per agent version and referred to
 # ({"ref": "sha256:..."}, store.py); per-run values are written as stable names (normalise.py);
@@ -230,8 +232,6 @@ def evidence_path(results: Path, ev: Evidence) -> Path:
 
 def save_evidence(path: Path, ev: Evidence) -> None:
     """Write a record where it belongs, compact: its blobs first, then the record (store.py)."""
-    from probes.evidence.store import save
-
     save(path, ev.model_dump(mode="json"), write_atomic)
 
 
@@ -241,8 +241,6 @@ def upgrade(record: dict[str, Any]) -> dict[str, Any]:
     names, as a run now writes them (normalise.py; a record already so is unchanged). The run
     directory, run id and hooks' interpreter are read off the record itself. Classify it
     again afterwards (probe reclassify does)."""
-    from probes.pipeline.normalise import hook_python, known_values, normalise
-
     parts = {k: record[k] for k in Collected.model_fields if k in record}
     known = known_values(None, record.get("run_id"), hook_python(parts))
     return {**record, **normalise(parts, known), "schema_version": max(SCHEMA_VERSION, record.get("schema_version", 1))}
@@ -271,25 +269,15 @@ def load_evidence(path: Path, follow: bool = True, blobs: Blobs | None = None) -
     """The record in `path` as a dict, checked (a regular file of bounded size, UTF-8 JSON of
     bounded depth, its refs resolved from the blobs beside it, the Evidence schema, the claims
     and repeats the tables read), or InputError naming the file."""
-    from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
-
     try:
         data = read_bounded(path, EVIDENCE_MAX_BYTES, follow)
     except BadFile as e:
-        from probes.errors import InputError
-
         raise InputError(f"{path}: not an evidence record ({e})") from None
     return parse_evidence(path, data, blobs)
 
 
 def parse_evidence(path: Path, data: bytes, blobs: Blobs | None = None) -> dict[str, Any]:
     """`data` (read from `path`) as a checked record, refs resolved; see load_evidence."""
-    from pydantic import ValidationError
-
-    from probes.errors import InputError
-    from probes.evidence.store import resolve
-    from probes.limits import BadFile, parse_json
-
     try:
         record = parse_json(data)
         if not isinstance(record, dict):

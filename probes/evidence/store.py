@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from probes.errors import InputError
 from probes.limits import BLOB_MAX_BYTES, EVIDENCE_MAX_BYTES, EXPANDED_MAX_BYTES, BadFile, decode, parse_json, read_bounded
 
 BLOBS = "_blobs"  # beside the records of one agent version; the */*/*.json globs never reach it
@@ -246,6 +247,4 @@ def check_writable(results: Path) -> None:
     while not probe.exists():
         probe = probe.parent
     if not os.access(probe, os.W_OK | os.X_OK) or not probe.is_dir():
-        from probes.errors import InputError
-
         raise InputError(f"results directory {results} is not writable: choose another with --results")

@@ -5,6 +5,7 @@ install (and the agent's own preparation) succeeded, under a file lock, so two `
 processes never install the same version twice and nobody ever uses a half-built prefix.
 Before the rename, other platforms' files are dropped and identical files shared with other
 versions (slim.py); after it, PROBE_CACHE_MAX evicts least recently used versions (cache.py).
+Where each version lives, and whether it is complete, is prefixes.py (the agents read it).
 Every process that uses a prefix holds it (cache.hold) until it exits, so none is evicted
 from under a probe.
 """
@@ -17,45 +18,29 @@ import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import platformdirs
 from filelock import FileLock
 
+from probes.agents import AGENTS, Agent
 from probes.errors import HarnessError
 from probes.versions import cache, slim
 from probes.versions.spec import npm, npm_error
 
-if TYPE_CHECKING:
-    from probes.agents import Agent
+# isort: split
+# Re-exported for callers that ask the installer where a version lives (pipeline/run.py,
+# sweep/bisect.py, the cache and versions commands): prefixes.py is the home.
+from probes.versions.prefixes import cache_root as cache_root
+from probes.versions.prefixes import installed as installed
+from probes.versions.prefixes import installed_versions as installed_versions
+from probes.versions.prefixes import prefix_for as prefix_for
 
 INSTALL_TIMEOUT_S = 600
 
 
-def cache_root() -> Path:
-    """PROBE_CACHE, or the platform's user cache directory."""
-    return Path(os.environ.get("PROBE_CACHE") or platformdirs.user_cache_dir("probe"))
-
-
-def prefix_for(agent: Agent, version: str) -> Path:
-    return cache_root() / "cli" / agent.name / version
-
-
-def installed(agent: Agent, version: str) -> bool:
-    return agent.binary_path(prefix_for(agent, version)).exists()
-
-
 def installed_in(agent_name: str, prefix: Path) -> bool:
     """Whether `prefix` (cli/AGENT/VERSION) holds a complete install of the agent so named."""
-    from probes.agents import AGENTS
-
     agent = AGENTS.get(agent_name)
     return agent is not None and agent.binary_path(prefix).exists()
-
-
-def installed_versions(agent: Agent) -> list[str]:
-    root = cache_root() / "cli" / agent.name
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and installed(agent, p.name)) if root.is_dir() else []
 
 
 def install(agent: Agent, version: str) -> Path:
