@@ -40,10 +40,10 @@ class ConfigFile:
 
 
 def sources_of(agent: Agent) -> tuple[HookSource, ...]:
-    """An agent's hook sources (an optional member): an agent without them cannot be checked."""
-    sources: tuple[HookSource, ...] | None = getattr(agent, "hook_sources", None)
+    """An agent's hook sources: an agent without them cannot be checked."""
+    sources = agent.hook_sources
     if not sources:
-        able = ", ".join(sorted(a.name for a in AGENTS.values() if getattr(a, "hook_sources", None)))
+        able = ", ".join(sorted(a.name for a in AGENTS.values() if a.hook_sources))
         raise InputError(f"probe check does not know where {agent.name} reads a repository's hooks yet (it does: {able})")
     return sources
 
