@@ -80,8 +80,8 @@ class Agent(Protocol):
     # The environment variables it gives its hooks that say which CLI runs them (the env
     # classifier reports which of every agent's a hook got).
     hook_env_markers: tuple[str, ...] = ()
-    # The variables a hook's command may name the project's directory by, and those of them it
-    # replaces in the command itself (so the command it runs differs from the one configured).
+    # The variables a hook's command may name the project's directory by, and those it replaces
+    # in the command itself (Gemini CLI: the command it runs is not the one configured).
     project_dir_vars: tuple[str, ...] = ()
     expanded_vars: tuple[str, ...] = ()
     # The exit codes its docs give a hook to block with (any other non-zero exit is an error).
