@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.catalog.recipes import PRECONDITION_NAMES, Claim, Needs, load_all
+from probes.catalog.parts import PRECONDITION_NAMES, Claim, Needs
+from probes.catalog.recipes import load_all
 from probes.evidence.claims import PRECONDITIONS, Run, judge, verdict_of
 
 CLAIM = Claim(

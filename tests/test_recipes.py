@@ -2,6 +2,7 @@ import pytest
 
 from probes.agents import AGENTS
 from probes.catalog import recipes
+from probes.catalog.parts import pick
 from probes.errors import InputError
 
 
@@ -16,7 +17,7 @@ def test_every_shipped_recipe_loads_and_has_a_control():
                 if r.surface == "extension":
                     assert AGENTS[agent].extension.events[hook.event]
                 elif hook.agents is None or agent in hook.agents:
-                    assert recipes.pick(hook.native, agent) or AGENTS[agent].native_event(hook.event, hook.casing)
+                    assert pick(hook.native, agent) or AGENTS[agent].native_event(hook.event, hook.casing)
 
 
 # An agent whose catalog is still being written, and how many recipes it has so far.

@@ -1,169 +1,32 @@
 """Recipes: YAML files in recipes/, validated by pydantic. A recipe is data: the question,
 the agents, the hooks (canonical event -> behaviour), the turn script, the budget, the
-classifier and the control recipe."""
+classifier and the control recipe. Its parts (hooks, steps, actions, claims) are parts.py;
+a recipe as one agent runs it is a ResolvedRecipe."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from probes.catalog.names import NAME_MAX, NAME_RE, recipe_files, recipes_dir
+from probes.catalog.parts import COMMAND_ONLY, EXTENSION_ONLY, Action, Behavior, Claim, Hook, Strict, pick
+from probes.classify import CLASSIFIERS
 from probes.errors import InputError
 from probes.limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
 from probes.pipeline.rundirs import DISK_MB
 
-TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
+# isort: split
+# Re-exported for pipeline/plan.py and check/command.py, which name a recipe's turns from here:
+# parts.py is the home.
+from probes.catalog.parts import Step as Step
 
 Env = dict[str, str | None]  # CLI environment changes: None unsets
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Behavior(Strict):
-    """What the instrumented hook does (see probes/runner/hook.py)."""
-
-    read_stdin: bool = True
-    grandchild: Literal["session", "group", "stdout"] | None = None
-    ignore_sigterm: bool = False
-    seconds: float | None = None
-    hang: bool = False
-    signal: Literal["SIGKILL", "SIGSEGV", "SIGABRT", "SIGTERM"] | None = None
-    stdout: str | dict[Any, Any] | None = None
-    stdout_pad: int = Field(default=0, ge=0, le=16 * 2**20)  # spaces printed after stdout: a very large output (bounded)
-    stderr: str | None = None
-    exit_code: int = 0
-    throw: bool = False  # extension only: the handler rejects with an Error
-    exit_process: bool = False  # extension only: process.exit(exit_code) inside the handler
-
-
-COMMAND_ONLY = ("read_stdin", "grandchild", "ignore_sigterm", "signal", "stdout_pad", "stderr")
-EXTENSION_ONLY = ("throw", "exit_process")
-
-
-T = TypeVar("T")
-
-
-def pick(value: T | Mapping[str, T], agent: str) -> T | None:
-    """A recipe value that may differ per agent: {AGENT: value, ...}, or one for all."""
-    if isinstance(value, dict) and value and set(value) <= set(AGENTS):
-        per_agent: Mapping[str, T] = value
-        return per_agent.get(agent)
-    return value  # type: ignore[return-value]  # not a per-agent mapping: the value itself
-
-
-def _agent_keys(value: T, what: str) -> T:
-    if isinstance(value, dict) and not set(value) <= set(AGENTS):
-        raise ValueError(f"{what} per agent takes keys {', '.join(AGENTS)}, not {', '.join(sorted(set(value) - set(AGENTS)))}")
-    return value
-
-
-class Hook(Strict):
-    event: str
-    behavior: Behavior | dict[str, Behavior] = Behavior()  # or one per agent
-    timeout_s: float | None = None
-    matcher: str | dict[str, str] | None = None  # or one per agent
-    casing: Literal["native", "pascal"] = "native"  # Copilot: camelCase or PascalCase key
-    native: str | dict[str, str] | None = None  # register under exactly this key (e.g. mis-cased)
-    raw: dict[Any, Any] | None = None  # register this entry as written, not the instrumented hook
-    agents: list[str] | None = None  # only for these agents (default: all the recipe's)
-
-    @model_validator(mode="after")
-    def _known_event(self) -> Hook:
-        if self.event not in CANONICAL_EVENTS:
-            raise ValueError(f"unknown canonical event {self.event!r}; known: {', '.join(CANONICAL_EVENTS)}")
-        for name in ("behavior", "matcher", "native"):
-            _agent_keys(getattr(self, name), name)
-        return self
-
-
-class Step(Strict):
-    """One scripted model turn: a tool call by canonical kind, or a final text."""
-
-    tool: str | None = None
-    text: str | None = None
-    command: str | None = None  # shell; default writes the step's marker file
-    path: str | None = None
-    content: str | None = None
-    prompt: str | None = None  # subagent: what the child is asked (it plays subagent_turns)
-
-    @field_validator("path")
-    @classmethod
-    def _path_inside(cls, v: str | None) -> str | None:
-        return inside(v, "path", "the directory the CLI starts in")
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> Step:
-        if (self.tool is None) == (self.text is None):
-            raise ValueError("a turn has exactly one of `tool` or `text`")
-        if self.tool is not None and self.tool not in TOOL_KINDS:
-            raise ValueError(f"unknown tool kind {self.tool!r}; known: {', '.join(TOOL_KINDS)}")
-        return self
-
-
-class Action(Strict):
-    """One thing a person does in an interactive session (exactly one key per action)."""
-
-    prompt: str | None = None  # type a prompt, wait for the turn to end
-    turns: list[Step] | None = None  # the model's script for this prompt (default: the recipe's)
-    answer: Literal["yes", "no"] | None = None  # answer the approval prompt on screen
-    command: str | None = None  # a slash command, e.g. /clear
-    exit: bool = False  # quit the CLI and wait for it to end
-    start: Literal["new", "resume"] | None = None  # start the CLI again (resume: the last session)
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> Action:
-        kinds = [k for k in ("prompt", "answer", "command", "start") if getattr(self, k) is not None]
-        kinds += ["exit"] if self.exit else []
-        if len(kinds) != 1:
-            raise ValueError("an action has exactly one of prompt, answer, command, exit, start")
-        if self.turns is not None and self.prompt is None:
-            raise ValueError("`turns` goes with a `prompt`")
-        return self
-
-
-Precondition = Literal[
-    "trace", "extension-status", "prompt-history"
-]  # what a run may have to set up (see probes/evidence/claims.py)
-PRECONDITION_NAMES: tuple[str, ...] = get_args(Precondition)
-
-
-class Needs(Strict):
-    """What a run must have for it to decide a claim; a run without it leaves the claim
-    `untested`, with the reason, whatever its outcome."""
-
-    budget_s: float | None = Field(default=None, gt=0)  # the claim is about this long: the run must last so long
-    tool_calls: int | None = Field(default=None, ge=1)  # the claim is about a later call: the recipe must script so many
-    precondition: Precondition | None = None  # what the run must set up (or record)
-
-
-class Claim(Strict):
-    """What a doc or changelog says this recipe should find."""
-
-    source: str  # e.g. "copilot changelog 1.0.72", "Claude Code hooks docs"
-    says: str  # the statement, quoted or closely paraphrased
-    agent: str
-    since: str | None = None  # the version it names; the claim applies from there on
-    until: str | None = None  # last version it applies to
-    outcome: str | None = None  # the label that agrees with it
-    observation: dict[Any, Any] | None = None  # or observation values that agree with it
-    within: dict[str, tuple[float, float]] | None = None  # numeric observations in [low, high] that agree with it
-    needs: Needs | None = None  # what a run must have to decide it
-
-    @field_validator("within")
-    @classmethod
-    def _ranges(cls, v: dict[str, tuple[float, float]] | None) -> dict[str, tuple[float, float]] | None:
-        for key, (low, high) in (v or {}).items():
-            if low > high:
-                raise ValueError(f"{key}: [{low}, {high}] is empty (low above high)")
-        return v
 
 
 class Recipe(Strict):
@@ -227,8 +90,6 @@ class Recipe(Strict):
                 raise ValueError(f"{agent} has no extension surface")
         if (self.control is None) == (self.control_of is None):
             raise ValueError("a recipe names its `control`, or is a control and names `control_of`")
-        from probes.classify import CLASSIFIERS
-
         if self.classifier not in CLASSIFIERS:
             raise ValueError(f"unknown classifier {self.classifier!r}; known: {', '.join(CLASSIFIERS)}")
         if self.subject is not None and self.subject not in CANONICAL_EVENTS:

@@ -12,7 +12,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from probes.agents import CANONICAL_EVENTS
-from probes.catalog.recipes import Step, Strict
+from probes.catalog.parts import Step, Strict
 from probes.errors import InputError
 from probes.limits import RECIPE_MAX_BYTES, BadFile, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
 from probes.pipeline.rundirs import DISK_MB

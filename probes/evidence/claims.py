@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from probes.versions.spec import semver_key
 
 if TYPE_CHECKING:
-    from probes.catalog.recipes import Claim, Needs, ResolvedRecipe
+    from probes.catalog.parts import Claim, Needs
+    from probes.catalog.recipes import ResolvedRecipe
 
 Verdict = Literal["agrees", "disagrees", "untested"]
 VERDICTS: tuple[Verdict, ...] = ("agrees", "disagrees", "untested")
