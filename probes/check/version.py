@@ -16,8 +16,8 @@ from probes.check.session import run_session
 from probes.check.verdicts import against, blocks, expectations_of, ok, verdict_of
 from probes.errors import InputError
 from probes.evidence.model import evidence_path, write_atomic
+from probes.evidence.readable import evidence_problem
 from probes.evidence.store import compact, dumps, put_blob
-from probes.limits import evidence_problem
 from probes.versions import install
 
 ALONE_MAX = 4  # hooks run alone, one session each, when another effective hook may hide what they do
