@@ -21,6 +21,7 @@ from probes.agents.claude import write_settings
 from probes.agents.config import HookSource, write_github_hooks
 from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
+from probes.versions.prefixes import installed_versions, prefix_for
 from probes.versions.spec import Published, is_prerelease, npm, semver_key
 
 if TYPE_CHECKING:
@@ -245,9 +246,6 @@ def bundled(prefix: Path) -> dict[str, str]:
 
 def installed_bundles() -> dict[str, dict[str, str]]:
     """code-server version -> what it bundles, for every install in the cache."""
-    # Here, not at the top: install brings its lock and cache, and every command imports the agents.
-    from probes.versions.install import installed_versions, prefix_for
-
     return {v: b for v in installed_versions(AGENT) if (b := bundled(prefix_for(AGENT, v)))}
 
 
