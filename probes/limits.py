@@ -109,7 +109,7 @@ def bounded_loader() -> type:
     billion-laughs file expand) and no deeper than YAML_MAX_DEPTH. Both are checked while
     the node tree is composed, before anything is expanded or constructed. (Made on first
     use: yaml is not imported at start-up.)"""
-    import yaml  # here, not at the top: limits is read at start-up, yaml costs ~20 ms
+    import yaml  # here, not at the top: most readers read only JSON (evidence, records), yaml costs ~20 ms
     from yaml.composer import ComposerError
 
     class BoundedLoader(yaml.SafeLoader):
@@ -155,7 +155,7 @@ def nul_at(data: object) -> tuple[Any, ...] | None:
 
 def yaml_line(node: Any, loc: Sequence[Any]) -> int | None:
     """The 1-based line of the YAML node at `loc` (as deep as it exists), for error messages."""
-    import yaml  # only when a YAML file is reported: not at start-up
+    import yaml  # as in bounded_loader: only a YAML reader pays for it
 
     line = None
     for part in loc:

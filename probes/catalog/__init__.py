@@ -1,1 +1,1 @@
-"""The catalog: recipes, the scenarios of `probe check`, and where recipe files live."""
+"""The catalog: recipes and their parts, the scenarios of `probe check`, and where recipe files live."""

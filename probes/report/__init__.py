@@ -1,1 +1,2 @@
-"""Committed evidence read back for people: tables, ranges, the legend, the HTML page, citations, diffs."""
+"""Committed evidence read back for people: tables, cells, ranges, the legend, the HTML page,
+citations, diffs and timelines."""

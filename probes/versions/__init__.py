@@ -1,1 +1,1 @@
-"""AGENT@VERSION specs, the npm registry, installs and the CLI cache."""
+"""AGENT@VERSION specs, the npm registry, installs and where they live, and the CLI cache."""
