@@ -157,7 +157,8 @@ def every_tool_name() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for agent in AGENTS.values():
         for kind, names in agent.tool_names.items():
-            out.setdefault(kind, []).extend(n for n in names if n not in out.get(kind, []))
+            known = out.setdefault(kind, [])
+            known += [n for n in names if n not in known]
     return out
 
 
