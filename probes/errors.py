@@ -27,6 +27,12 @@ class InputError(ProbeError):
     exit_code = Exit.INPUT
 
 
+class UsageError(ProbeError):
+    """A command line that does not parse: printed as one line, with a pointer to --help."""
+
+    exit_code = Exit.INPUT
+
+
 class HarnessError(ProbeError):
     """The harness itself could not finish (install failed, runner died, disk full)."""
 

@@ -56,7 +56,7 @@ def test_list_json_names_events_and_controls():
 
 
 def test_summary_shows_mismatch_loudly():
-    from probes.cli import summary
+    from probes.commands.run import summary
     from probes.evidence.model import Evidence
     from tests.test_classify import fixture
 

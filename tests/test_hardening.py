@@ -583,10 +583,10 @@ def test_committed_evidence_is_well_inside_the_limits():
 
 
 def test_an_unexpected_error_is_still_one_line(monkeypatch, capsys):
-    from probes import cli
+    from probes.commands import list_
 
     monkeypatch.delenv("PROBE_DEBUG", raising=False)
-    monkeypatch.setattr(cli, "cmd_list", lambda args: {}["boom"])
+    monkeypatch.setattr(list_, "handle", lambda args: {}["boom"])
     assert main(["list"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("probe: internal error (KeyError: 'boom')")

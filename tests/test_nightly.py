@@ -15,9 +15,9 @@ import yaml
 
 from probes.catalog.recipes import load_all
 from probes.cli import parser
-from probes.errors import InputError
+from probes.errors import Exit, InputError
 from probes.evidence import merge
-from probes.sweep import bump, matrix
+from probes.sweep import matrix
 from probes.versions.spec import Published, marked, semver_key
 from tests.conftest import COPILOT, COPILOT_OLD, COPILOT_OLDER, need, probe_cmd
 
@@ -188,7 +188,7 @@ def test_bump_reports_verdict_changes_with_exit_3(real_tools, tmp_path):
         "https://x/",
         results=results,
     )
-    assert proc.returncode == bump.VERDICTS_CHANGED, proc.stderr
+    assert proc.returncode == Exit.VERDICTS_CHANGED, proc.stderr
     assert "| `cwd-subdir` | project-root | **session-cwd** |" in proc.stdout
     assert "| `cwd-subdir` | session-cwd | **project-root** |" in proc.stdout
     assert f"(https://x/{results.as_posix()}/copilot/1.0.92/cwd-subdir.json)" in proc.stdout
@@ -330,7 +330,7 @@ def test_workflow_commands_end_to_end_on_a_small_plan(real_tools, tmp_path):
     assert probe_cmd("merge", *map(str, shards), results=checkout).returncode == 0
     assert probe_cmd("table", results=checkout).returncode == 0
     report = probe_cmd("bump", "--plan", str(tmp_path / "plan.json"), "--report-only", results=checkout)
-    assert report.returncode == bump.VERDICTS_CHANGED, report.stdout + report.stderr
+    assert report.returncode == Exit.VERDICTS_CHANGED, report.stdout + report.stderr
     assert "**2 verdict change(s)**" in report.stdout
 
     unsharded = shard_tree(tmp_path, "unsharded", "copilot/1.0.71/cwd-subdir")

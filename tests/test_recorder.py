@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from probes.cli import main
-from probes.commands.recorder import FOLDER, LOG, PROVENANCE
 from probes.evidence.model import load_evidence
+from probes.recorder import FOLDER, LOG, PROVENANCE
 from probes.report import tables
 
 ROOT = Path(__file__).parent.parent

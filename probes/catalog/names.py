@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from probes.errors import InputError
+from probes.suggest import perhaps
 
 
 def recipes_dir() -> Path:
@@ -29,3 +30,25 @@ def recipe_files() -> list[Path]:
                 f"words joined by '-' (at most {NAME_MAX} characters)"
             )
     return files
+
+
+def recipe_named(name: str, or_all: bool = False) -> str:
+    """A recipe in the catalog (read later, once, by what runs it; `or_all`: or `all`), or
+    one line: a malformed name, else the nearest names, else the known ones (as recipes.get
+    says them: the recipe models, pydantic, are not loaded to check a name)."""
+    if or_all and name == "all":
+        return name
+    if not NAME_RE.fullmatch(name):
+        raise InputError(
+            f"unknown recipe {name[:100]!r}: recipe names are lower-case words joined by '-' "
+            f"(at most {NAME_MAX} characters); see `probe list`"
+        )
+    if (recipes_dir() / f"{name}.yaml").exists():
+        return name
+    known = [p.stem for p in recipe_files()]
+    hint = perhaps(name, known)
+    raise InputError(
+        f"unknown recipe {name!r}: see `probe list`{hint}"
+        if hint
+        else f"unknown recipe {name!r}: see `probe list` ({', '.join(known)})"
+    )

@@ -1,8 +1,8 @@
-"""`probe bisect`: the search (bisect.py) run on real CLIs. Each version is probed as `probe
-run` probes it (run.probe_repeated, so its evidence is written as usual), N at a time with
---jobs N, while the versions the next round may need install in the background. When a
-boundary is found, the recipe's control is probed on both its versions: a verdict the
-control shares is not earned, and the report says so."""
+"""`probe bisect`'s work (the command: commands/bisect.py): the search (search.py) run
+on real CLIs. Each version is probed as `probe run` probes it (run.probe_repeated, so its
+evidence is written as usual), N at a time with --jobs N, while the versions the next round
+may need install in the background. When a boundary is found, the recipe's control is probed
+on both its versions: a verdict the control shares is not earned, and the report says so."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from typing import Any
 
 from probes import stopping
 from probes.agents import AGENTS, Agent
-from probes.errors import InputError, ProbeError
+from probes.catalog.names import recipe_named
+from probes.errors import Exit, InputError, ProbeError
 from probes.report.timeline import candidates_of, compact, write_snapshot
 from probes.sweep.search import Bisection, Point, point_json, search
 from probes.versions import install, spec
@@ -231,7 +232,7 @@ class Report:
     def exit_status(self) -> int:
         """0: a boundary, or the ends agree; 1: a cell that was needed could not run, or a
         version was flaky (no boundary found)."""
-        return 0 if self.bisection.status in ("boundary", "agree") else 1
+        return Exit.OK if self.bisection.status in ("boundary", "agree") else Exit.HARNESS
 
 
 def bisect(
@@ -317,7 +318,7 @@ def text(r: Report) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------- checks and the command
+# ---------------------------------------------------------------- checks of the input (bisect and timeline)
 
 
 def observation_names(recipe: str) -> list[str]:
@@ -347,36 +348,8 @@ def check_observation(recipe: str, observation: str | None) -> None:
 
 def check_recipe(agent: Agent, recipe: str, observation: str | None) -> None:
     """Everything about the input that can be refused before the registry is asked."""
-    from probes.commands.options import recipe_named
     from probes.pipeline.run import load_recipe
 
     recipe_named(recipe)
     load_recipe(recipe, agent)  # applies to the agent
     check_observation(recipe, observation)
-
-
-def cmd_bisect(args: Any) -> int:
-    import json
-
-    from probes.commands.options import agent_named
-    from probes.evidence.model import check_writable
-
-    agent = agent_named(args.agent)
-    check_recipe(agent, args.recipe, args.observation)
-    for option, v in (("--from", args.start), ("--to", args.end)):
-        if not spec.SPEC_RE.fullmatch(f"{agent.name}@{v}"):
-            raise InputError(f"{option} {v[:40]!r}: expected an exact version (e.g. 1.0.80) or latest")
-    check_writable(Path(args.results))
-    r = bisect(
-        agent,
-        args.recipe,
-        args.start,
-        args.end,
-        Path(args.results),
-        args.observation,
-        args.prereleases,
-        args.repeat,
-        args.jobs or 1,
-    )
-    print(json.dumps(as_json(r), indent=2) if args.json else text(r))
-    return r.exit_status

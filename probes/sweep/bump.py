@@ -1,6 +1,6 @@
 """The version bump: find the releases of an agent newer than the newest probed one, run the
 catalog on them through the matrix, and report what changed against the release before each.
-Nightly jobs run it; its exit status (VERDICTS_CHANGED) tells a workflow to open a pull request."""
+Nightly jobs run it; its exit status (Exit.VERDICTS_CHANGED) tells a workflow to open a pull request."""
 
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ from probes.report import tables
 from probes.sweep import matrix
 from probes.sweep.narrow import Narrowed
 from probes.versions import spec
-
-VERDICTS_CHANGED = Exit.VERDICTS_CHANGED  # exit status of `probe bump` when some recipe's label changed
 
 # What `bump --dry-run --json` says of one agent's plan (and `from_file` reads back).
 PlanSummary = TypedDict(
@@ -315,8 +313,8 @@ class Night:
 
     @property
     def exit_status(self) -> int:
-        """VERDICTS_CHANGED when a label changed, 1 when cells failed and none changed, else 0."""
-        return VERDICTS_CHANGED if self.changed else Exit.HARNESS if self.failed else Exit.OK
+        """VERDICTS_CHANGED when a label changed, HARNESS (1) when cells failed and none changed, else OK."""
+        return Exit.VERDICTS_CHANGED if self.changed else Exit.HARNESS if self.failed else Exit.OK
 
 
 def probe_and_report(

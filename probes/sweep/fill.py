@@ -1,20 +1,20 @@
-"""`probe timeline`: a recipe's verdict as ranges of versions, from the evidence (timeline.py);
-`--fill` bisects every open boundary, `--versions RANGE --every K` first samples every K-th
-release of RANGE and then bisects between samples that differ, so a range where the verdict
-changes several times (breaks, is fixed, breaks again) is found change by change."""
+"""`probe timeline`'s work (the command: commands/timeline.py): a recipe's verdict as
+ranges of versions, from the evidence (report/timeline.py); `--fill` bisects every open
+boundary, `--versions RANGE --every K` first samples every K-th release of RANGE and then
+bisects between samples that differ, so a range where the verdict changes several times
+(breaks, is fixed, breaks again) is found change by change."""
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from probes.agents import Agent
-from probes.errors import InputError
+from probes.errors import Exit, InputError
 from probes.report import timeline
-from probes.sweep.bisect import Control, Runner, check_recipe, controls
+from probes.sweep.bisect import Control, Runner, controls
 from probes.sweep.search import Bisection, Point, search
 from probes.versions import spec
 
@@ -36,7 +36,7 @@ class Filled:
     def exit_status(self) -> int:
         """1 when an end of the range could not run, or a search stopped (flaky, failed)."""
         lost = [p for p in self.sampled if p.skipped and p.version in self.ends]
-        return 1 if lost or any(b.status in ("flaky", "failed") for b in self.searches) else 0
+        return Exit.HARNESS if lost or any(b.status in ("flaky", "failed") for b in self.searches) else Exit.OK
 
 
 def sample(versions: list[str], every: int) -> list[str]:
@@ -164,44 +164,6 @@ def filled_text(f: Filled) -> str:
         if c.earned is False:
             lines.append(f"  control {c.recipe} on {c.version} gives {c.outcome} too: that verdict is not earned")
     return "\n".join(lines)
-
-
-def cmd_timeline(args: Any) -> int:
-    from probes.commands.options import agent_named
-
-    agent = agent_named(args.agent)
-    check_recipe(agent, args.recipe, args.observation)
-    if args.every and not args.versions:
-        raise InputError("--every K samples a range: give it with --versions RANGE (e.g. 1.0.57..1.0.92)")
-    results = Path(args.results)
-    filled = None
-    if args.fill or args.every:
-        from probes.evidence.model import check_writable
-
-        check_writable(results)
-        filled = fill(
-            agent,
-            args.recipe,
-            results,
-            args.observation,
-            args.versions,
-            args.every,
-            args.jobs or 1,
-            args.repeat,
-            args.prereleases,
-        )
-    t = timeline.of_results(results, agent.name, args.recipe, args.observation)
-    if args.versions:
-        t = restricted(t, results, agent, args.versions)
-    timeline.require_evidence(t, results)
-    if args.json:
-        doc = timeline.as_json(t)
-        print(json.dumps({**doc, **({"fill": filled_json(filled)} if filled else {})}, indent=2))
-    else:
-        print(timeline.text(t))
-        if filled:
-            print(filled_text(filled))
-    return filled.exit_status if filled else 0
 
 
 def restricted(t: timeline.Timeline, results: Path, agent: Agent, selector: str) -> timeline.Timeline:

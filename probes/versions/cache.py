@@ -11,7 +11,6 @@ to, what removing it frees.
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import functools
 import json
@@ -324,66 +323,3 @@ def rows(found: Scan) -> list[Row]:
             )
         )
     return out
-
-
-def minute(iso: str | None) -> str:
-    return iso[:16].replace("T", " ") if iso else "-"
-
-
-def cmd_cache(args: argparse.Namespace) -> int:
-    from probes.commands.options import agent_named
-    from probes.versions.install import cache_root, installed_in
-
-    root = cache_root()
-    agent = agent_named(args.agent).name if args.agent else None
-    if args.action == "prune":
-        return prune(args, root, agent, installed_in)
-    found = scan(root, agent, installed_in)
-    table = rows(found)
-    if args.json:
-        print(json.dumps({"root": str(root), "total_bytes": found.total, "versions": table}, indent=2))
-        return 0
-    from tabulate import tabulate
-
-    lines = [
-        (
-            r["agent"],
-            r["version"],
-            human(r["bytes"]),
-            human(r["unique_bytes"]),
-            minute(r["installed_at"]),
-            "-" if r["install_s"] is None else f"{r['install_s']:.1f}s",
-            minute(r["last_used"]),
-        )
-        for r in table
-    ]
-    print(tabulate(lines, headers=["agent", "version", "size", "unique", "installed (UTC)", "install", "last used (UTC)"]))
-    limit = max_bytes()
-    print(f"{root}: {human(found.total)} on disk" + (f", PROBE_CACHE_MAX {human(limit)}" if limit else ""))
-    return 0
-
-
-def prune(args: argparse.Namespace, root: Path, agent: str | None, is_installed: Callable[[str, Path], bool]) -> int:
-    only = None
-    if args.version:
-        if agent is None:
-            raise InputError("probe cache prune --version: name the agent too (--agent)")
-        known = [v.version for v in scan(root, agent, is_installed).versions]
-        if args.version not in known:
-            from probes.suggest import perhaps
-
-            raise InputError(f"{agent}@{args.version} is not in the cache{perhaps(args.version, known)}")
-        only = {agent: args.version}
-    limit = parse_size(args.max, "--max") if args.max is not None else max_bytes()
-    if only is None and limit is None:
-        raise InputError("probe cache prune: say how much to keep (--max SIZE or PROBE_CACHE_MAX) or which --version")
-    removed, skipped = evict(root, limit, is_installed, agent, only, args.dry_run)
-    verb = "would remove" if args.dry_run else "removed"
-    for v in removed:
-        print(f"{verb} {v.agent}@{v.version}")
-    for v in skipped:
-        print(f"kept {v.agent}@{v.version}: in use")
-    if not removed and not skipped:
-        print("nothing to remove")
-    print(f"{root}: {human(scan(root).total)} on disk")
-    return 0

@@ -1,0 +1,48 @@
+"""`probe bisect AGENT RECIPE --from V1 --to V2`: the release where a recipe's verdict changed
+(the work: probes/sweep/bisect.py; docs/ranges.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from probes.agents.named import agent_named
+from probes.commands.options import add_search
+from probes.errors import InputError
+from probes.evidence.model import check_writable
+from probes.sweep.bisect import as_json, bisect, check_recipe, text
+from probes.versions.spec import SPEC_RE
+
+
+def add_arguments(bi: argparse.ArgumentParser) -> None:
+    bi.description = (
+        "Probe --from and --to, then halve the published releases between them until two adjacent "
+        "ones give different verdicts; the recipe's control is probed on both. Exit 0 when a boundary was found "
+        "or the ends agree, 1 when a needed cell could not run or a version was flaky, 2 for bad input."
+    )
+    add_search(bi, "bisect")
+    bi.add_argument("--from", dest="start", required=True, metavar="V1", help="an exact published version")
+    bi.add_argument("--to", dest="end", required=True, metavar="V2", help="a later published version, or latest")
+
+
+def handle(args: argparse.Namespace) -> int:
+    agent = agent_named(args.agent)
+    check_recipe(agent, args.recipe, args.observation)
+    for option, v in (("--from", args.start), ("--to", args.end)):
+        if not SPEC_RE.fullmatch(f"{agent.name}@{v}"):
+            raise InputError(f"{option} {v[:40]!r}: expected an exact version (e.g. 1.0.80) or latest")
+    check_writable(Path(args.results))
+    r = bisect(
+        agent,
+        args.recipe,
+        args.start,
+        args.end,
+        Path(args.results),
+        args.observation,
+        args.prereleases,
+        args.repeat,
+        args.jobs or 1,
+    )
+    print(json.dumps(as_json(r), indent=2) if args.json else text(r))
+    return r.exit_status

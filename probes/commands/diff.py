@@ -1,0 +1,33 @@
+"""`probe diff AGENT@V1 AGENT@V2`: what changed between two versions of an agent."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from probes.agents.named import spec_of
+from probes.commands.options import add_json, add_results
+from probes.errors import InputError
+from probes.report import tables
+
+
+def add_arguments(d: argparse.ArgumentParser) -> None:
+    d.add_argument("a", metavar="AGENT@V1")
+    d.add_argument("b", metavar="AGENT@V2")
+    add_results(d)
+    d.add_argument("--timings", action="store_true", help="also list timing observations (*_s)")
+    add_json(d)
+
+
+def handle(args: argparse.Namespace) -> int:
+    a, b = spec_of(args.a, exact=True), spec_of(args.b, exact=True)
+    if a.agent != b.agent:
+        raise InputError(f"diff compares two versions of one agent, not {a.agent} and {b.agent}")
+    cells = tables.load(Path(args.results), a.agent)
+    changes = tables.diff(cells, a.agent, a.version, b.version, args.timings)
+    if args.json:
+        print(json.dumps(changes, indent=2, sort_keys=True))
+    else:
+        print(tables.diff_text(changes, a.agent, a.version, b.version, tables.compared(cells, a.agent, a.version, b.version)))
+    return 0

@@ -1,0 +1,57 @@
+"""`probe table`: committed evidence as each recipe's verdicts in version ranges per agent
+(markdown, JSON or the HTML page); a full table also writes the results' index."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from probes.catalog.recipes import load_all
+from probes.commands.options import add_results
+from probes.errors import InputError
+from probes.evidence.model import write_atomic
+from probes.report import tables
+from probes.report.page import html_page
+
+
+def add_arguments(t: argparse.ArgumentParser) -> None:
+    add_results(t)
+    t.add_argument("--agent")
+    t.add_argument("--recipe")
+    t.add_argument("--grid", action="store_true", help="markdown: recipes x versions, one column per version")
+    t.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
+    t.add_argument("--output", help="where --format html writes (default: RESULTS/index.html)")
+
+
+def handle(args: argparse.Namespace) -> int:
+    results = Path(args.results)
+    out = Path(args.output or results / "index.html")
+    if args.grid and args.format != "markdown":
+        raise InputError(f"--grid is a markdown layout: --format {args.format} has none (json lists every record)")
+    if args.format == "html" and args.output:  # refused before anything is read or written
+        if out.is_dir():
+            raise InputError(f"--output {out} is a directory: name the file to write")
+        if not out.parent.is_dir():
+            raise InputError(f"--output {out}: no directory {out.parent}")
+    cells = tables.load(results, args.agent, args.recipe)
+    if not cells:
+        raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
+    recipes = load_all()
+    classifiers = {name: r.classifier for name, r in recipes.items()}
+    pairs = {name: r.compare_with for name, r in recipes.items() if r.compare_with}  # extension -> command-hook recipe
+    known = tables.known_candidates(results, sorted({c.agent for c in cells}))  # the registry snapshots
+    if args.format == "json":
+        print(tables.as_json(cells), end="")
+    elif args.format == "html":
+        write_atomic(
+            out,
+            html_page(cells, classifiers, out.parent, known),
+            "table",
+            "check --output" if args.output else "check the results directory",
+        )
+        print(out)
+    else:
+        print(tables.markdown(cells, classifiers, pairs, known, args.grid), end="")
+    if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
+        tables.write_index(results, cells, classifiers, pairs, known)
+    return 0
