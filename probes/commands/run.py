@@ -11,7 +11,6 @@ from probes.agents.named import spec_of
 from probes.backends import BACKENDS
 from probes.catalog.names import recipe_named
 from probes.commands.options import add_json, add_repeat, add_results
-from probes.pipeline.run import probe_repeated
 
 if TYPE_CHECKING:
     from probes.evidence.model import Evidence
@@ -31,6 +30,10 @@ def handle(args: argparse.Namespace) -> int:
     """With --repeat N, N probes; --json then prints a JSON array of their records."""
     s = spec_of(args.spec)
     recipe_named(args.recipe)  # before the registry is asked or anything installed
+    # the pipeline (run directories, the installer, the runner's hook): imported when a probe
+    # runs, so `probe run --help` and a mistyped name answer as fast as before
+    from probes.pipeline.run import probe_repeated
+
     records, path = probe_repeated(str(s), args.recipe, Path(args.results), args.backend, args.repeat)
     if not args.json:
         print(summary(records[-1], path))
