@@ -1,5 +1,5 @@
 """`probe cite`: a Markdown block an ADR can paste, for one record and the range of versions
-its verdict holds over (the table's ranges, tables.line on timeline.py): since when, and whether that "since" was bisected (an
+its verdict holds over (the table's ranges, ranges.line on timeline.py): since when, and whether that "since" was bisected (an
 exact boundary: the release before gave another verdict) or is open (unprobed releases lie
 between the two probed versions). Every record it rests on is cited with its digest."""
 

@@ -1,7 +1,7 @@
 """results/index.html: one self-contained page (no script, style or font from elsewhere, no
 timestamp: the same evidence gives the same bytes). Each recipe is a row with its question;
 each agent a column, side by side, holding a bar along that agent's version axis: one
-segment per range of versions with one verdict (tables.line), coloured by what the verdict
+segment per range of versions with one verdict (ranges.line), coloured by what the verdict
 means (meaning.py), linked to its evidence, with a tick per probed version and each
 boundary marked exact (a solid line) or open (a hatched gap: unprobed releases between)."""
 
