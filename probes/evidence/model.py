@@ -106,7 +106,7 @@ class Invocation(Record):
     surface: str = "command"  # or "extension": a handler call in the SDK extension's process
     extension_result: str | None = None  # extension: returned, threw, exited; null: never answered
     error: str | None = None  # extension: the error a handler threw
-    # recorded by a person (recording.py): the names only; env holds no other value. Left out
+    # recorded by a person (probes/recorder.py): the names only; env holds no other value. Left out
     # of a driven record, so records made before it existed are stored byte for byte as they were.
     env_names: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
 

@@ -1,4 +1,4 @@
-"""The JSON Schema of the evidence record, exported from its pydantic models (evidence.py).
+"""The JSON Schema of the evidence record, exported from its pydantic models (model.py).
 docs/evidence.schema.json holds `probe schema`'s output; a test keeps the two equal."""
 
 from __future__ import annotations

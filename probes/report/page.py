@@ -2,7 +2,7 @@
 timestamp: the same evidence gives the same bytes). Each recipe is a row with its question;
 each agent a column, side by side, holding a bar along that agent's version axis: one
 segment per range of versions with one verdict (ranges.line), coloured by what the verdict
-means (meaning.py), linked to its evidence, with a tick per probed version and each
+means (colours.py), linked to its evidence, with a tick per probed version and each
 boundary marked exact (a solid line) or open (a hatched gap: unprobed releases between)."""
 
 from __future__ import annotations
