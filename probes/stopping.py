@@ -142,6 +142,7 @@ def held() -> Iterator[None]:
 def worker_init(parent: int) -> None:
     """A pool's initializer: the worker dies with `parent` (even a SIGKILLed one), ignores
     SIGINT and dies of SIGTERM until it runs a cell."""
+    # start-up: only a pool's workers need the jail's ctypes, `probe run` imports this module
     from probes.runner.jail import die_with_parent
 
     die_with_parent(signal.SIGKILL, parent)
@@ -177,6 +178,7 @@ def in_cell(fn: Callable[..., R], *args: Any) -> R:
 def process_pool(workers: int, context: BaseContext | None = None) -> ProcessPoolExecutor:
     """A pool whose workers end as this module says: started by `worker_init`, their cells
     run through `in_cell`, stopped by `stop`. Call it within `quiet_pipes`."""
+    # start-up, as die_with_parent: `probe run` starts no pool
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=worker_init, initargs=(os.getpid(),))
@@ -234,7 +236,7 @@ def _signal(workers: Sequence[BaseProcess], signum: int) -> None:
 
 def _wait_gone(workers: Sequence[BaseProcess], timeout_s: float) -> list[BaseProcess]:
     """The workers still there after `timeout_s` (a worker's sentinel is ready once it ended)."""
-    from multiprocessing.connection import wait
+    from multiprocessing.connection import wait  # start-up, as die_with_parent: only a pool is waited for
 
     pending = {w.sentinel: w for w in workers}
     deadline = time.monotonic() + timeout_s

@@ -10,6 +10,7 @@ import contextlib
 import multiprocessing
 import sys
 import time
+import typing
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -20,8 +21,13 @@ from typing import Any
 from probes import stopping
 from probes.agents import AGENTS, Agent
 from probes.catalog.names import recipe_named
+from probes.catalog.recipes import get
+from probes.classify import CLASSIFIERS
 from probes.errors import Exit, InputError, ProbeError
+from probes.evidence.model import load_evidence
+from probes.pipeline.run import load_recipe, probe_repeated
 from probes.report.timeline import candidates_of, compact, write_snapshot
+from probes.suggest import perhaps
 from probes.sweep.search import Bisection, Point, point_json, search
 from probes.versions import install, spec
 
@@ -32,8 +38,6 @@ def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int
     """One version probed `repeat` times (its evidence written), as a Point: its verdict,
     flaky when the runs disagree, skipped (with the reason) when it cannot install or run, or
     when another version ran than the one asked (version_mismatch)."""
-    from probes.pipeline.run import probe_repeated
-
     try:
         records, path = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)
     except ProbeError as e:
@@ -189,8 +193,6 @@ class Control:
 def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path | None = None) -> list[Control]:
     """The recipe's control probed on each point's version (its evidence written beside it);
     with `reuse`, a control record already in that results directory is read instead."""
-    from probes.catalog.recipes import get
-
     name = get(recipe).control_for(runner.agent.name)
     if not name or not points:
         return []
@@ -206,8 +208,6 @@ def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path |
 
 
 def _outcome(path: Path) -> str | None:
-    from probes.evidence.model import load_evidence
-
     try:
         return str(load_evidence(path)["outcome"]) if path.exists() else None
     except InputError:
@@ -323,19 +323,12 @@ def text(r: Report) -> str:
 
 def observation_names(recipe: str) -> list[str]:
     """The observations the recipe's classifier always reports (its TypedDict's keys)."""
-    import typing
-
-    from probes.catalog.recipes import get
-    from probes.classify import CLASSIFIERS
-
     fn = CLASSIFIERS[get(recipe).classifier].fn
     obs = typing.get_args(typing.get_type_hints(fn).get("return"))
     return list(typing.get_type_hints(obs[1])) if len(obs) == 2 else []
 
 
 def check_observation(recipe: str, observation: str | None) -> None:
-    from probes.suggest import perhaps
-
     if observation is None:
         return
     known = observation_names(recipe)
@@ -348,8 +341,6 @@ def check_observation(recipe: str, observation: str | None) -> None:
 
 def check_recipe(agent: Agent, recipe: str, observation: str | None) -> None:
     """Everything about the input that can be refused before the registry is asked."""
-    from probes.pipeline.run import load_recipe
-
     recipe_named(recipe)
     load_recipe(recipe, agent)  # applies to the agent
     check_observation(recipe, observation)

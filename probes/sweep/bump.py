@@ -15,7 +15,7 @@ from probes.evidence.model import check_writable
 from probes.limits import PLAN_MAX_BYTES, BadFile, load_json
 from probes.report import tables
 from probes.sweep import matrix
-from probes.sweep.narrow import Narrowed
+from probes.sweep.narrow import Narrowed, narrow
 from probes.versions import spec
 
 # What `bump --dry-run --json` says of one agent's plan (and `from_file` reads back).
@@ -231,8 +231,6 @@ def changed_in(s: Step, recipe: str) -> str:
 def bisect_changes(p: Plan, steps: list[Step], results: Path, jobs: int | None) -> None:
     """Each verdict change with unprobed releases between its two versions, bisected to the
     release that made it (its evidence written as usual), so the report names that release."""
-    from probes.sweep.narrow import narrow
-
     for s in steps:
         if s.before and s.verdicts:
             found = narrow(p.agent, s.before, s.after, [c["recipe"] for c in s.verdicts], results, jobs or 1)

@@ -14,7 +14,9 @@ from typing import Any
 from probes.agents import Agent
 from probes.errors import Exit, InputError
 from probes.report import timeline
+from probes.report.tables import load
 from probes.sweep.bisect import Control, Runner, controls
+from probes.sweep.matrix import select_versions
 from probes.sweep.search import Bisection, Point, search
 from probes.versions import spec
 
@@ -59,16 +61,12 @@ def selected(selector: str | None, versions: list[str], agent: Agent) -> list[st
     if not selector.startswith("latest") and ".." not in selector:
         chosen = {v.strip() for v in selector.split(",")}
         return [v for v in versions if v in chosen]
-    from probes.sweep.matrix import select_versions
-
     chosen = set(select_versions(agent, selector, prereleases=True))
     return [v for v in versions if v in chosen]
 
 
 def known_points(results: Path, agent: str, recipe: str, observation: str | None) -> dict[str, Point]:
     """The evidence as Points (verdict, outcome, evidence path), as timeline.points_of reads it."""
-    from probes.report.tables import load
-
     values = timeline.points_of(results, agent, recipe, observation)
     return {
         c.version: Point(c.version, values[c.version], c.record.outcome, evidence=str(c.path))

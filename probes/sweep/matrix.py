@@ -17,12 +17,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from probes import stopping
 from probes.agents import AGENTS, Agent
 from probes.agents import get as get_agent
 from probes.catalog.recipes import Recipe, load_all
 from probes.errors import InputError, ProbeError
 from probes.limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, read_bounded
+from probes.pipeline.run import probe_repeated
 from probes.sweep import schedule
 from probes.versions import install, spec
 
@@ -135,8 +138,6 @@ def _cpu_s() -> float:
 
 
 def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
-    from probes.pipeline.run import probe_repeated
-
     start, cpu = time.monotonic(), _cpu_s()
     try:
         records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat)
@@ -245,8 +246,6 @@ Report = Callable[[Cell | None], None]  # a cell done; None: all done
 def _progress(total: int) -> Report:
     """A live bar on a terminal (tqdm), plain lines otherwise."""
     if sys.stderr.isatty():
-        from tqdm import tqdm
-
         bar = tqdm(total=total, unit="cell", file=sys.stderr)
 
         def bar_report(cell: Cell | None) -> None:

@@ -9,6 +9,7 @@ the search stops there, with the interval it lies in)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -158,7 +159,5 @@ def point_json(p: Point | None, observation: str | None) -> dict[str, Any] | Non
     """{"version", "outcome", "value"}: value is the observation's value, or the outcome without one."""
     if p is None:
         return None
-    import json
-
     value: Any = json.loads(p.value) if observation is not None and p.value is not None else p.value
     return {"version": p.version, "outcome": p.outcome, "value": value, "evidence": p.evidence}
