@@ -7,7 +7,7 @@ from pathlib import Path
 
 from probes.agents.named import spec_of
 from probes.commands.options import add_results
-from probes.errors import InputError
+from probes.errors import Exit, InputError
 from probes.report import tables
 from probes.report.cite import cite
 
@@ -26,4 +26,4 @@ def handle(args: argparse.Namespace) -> int:
             f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first"
         )
     print(cite(cells[0], Path(args.results)), end="")
-    return 0
+    return Exit.OK

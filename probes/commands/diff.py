@@ -8,7 +8,7 @@ from pathlib import Path
 
 from probes.agents.named import spec_of
 from probes.commands.options import add_json, add_results
-from probes.errors import InputError
+from probes.errors import Exit, InputError
 from probes.report import tables
 
 
@@ -30,4 +30,4 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps(changes, indent=2, sort_keys=True))
     else:
         print(tables.diff_text(changes, a.agent, a.version, b.version, tables.compared(cells, a.agent, a.version, b.version)))
-    return 0
+    return Exit.OK

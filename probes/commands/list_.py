@@ -10,6 +10,7 @@ from tabulate import tabulate
 from probes.catalog.recipes import Recipe, load_all
 from probes.classify import CLASSIFIERS
 from probes.commands.options import add_json
+from probes.errors import Exit
 
 
 def add_arguments(ls: argparse.ArgumentParser) -> None:
@@ -46,7 +47,7 @@ def handle(args: argparse.Namespace) -> int:
                 headers=["recipe", "agents", "control", "question"],
             )
         )
-    return 0
+    return Exit.OK
 
 
 def control_text(r: Recipe) -> str:

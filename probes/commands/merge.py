@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from probes.commands.options import add_results
-from probes.errors import UsageError
+from probes.errors import Exit, UsageError
 from probes.evidence.merge import merge
 
 
@@ -21,4 +21,4 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError("merge DIR: a directory, not ''")
     written, same = merge([Path(d) for d in args.dirs], Path(args.results), args.replace)
     print(f"{written} record(s) merged into {args.results}" + (f", {same} already there" if same else ""))
-    return 0
+    return Exit.OK

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from probes.catalog.recipes import load_all
 from probes.commands.options import add_results
+from probes.errors import Exit
 from probes.evidence.model import SCHEMA_VERSION
 from probes.evidence.reclassify import reclassify
 
@@ -25,4 +26,4 @@ def handle(args: argparse.Namespace) -> int:
             upgraded += 1
             print(f"{r.path}: upgraded (schema_version {SCHEMA_VERSION}, stored compact)")
     print(f"{changed} record(s) changed" + (f", {upgraded} upgraded" if upgraded else ""))
-    return 0
+    return Exit.OK

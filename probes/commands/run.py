@@ -11,6 +11,7 @@ from probes.agents.named import spec_of
 from probes.backends import BACKENDS
 from probes.catalog.names import recipe_named
 from probes.commands.options import add_json, add_repeat, add_results
+from probes.errors import Exit
 
 if TYPE_CHECKING:
     from probes.evidence.model import Evidence
@@ -41,7 +42,7 @@ def handle(args: argparse.Namespace) -> int:
         print(records[0].to_json(), end="")
     else:
         print("[\n" + ",\n".join(r.to_json().rstrip() for r in records) + "\n]")
-    return 0
+    return Exit.OK
 
 
 def claim_line(c: dict[str, Any]) -> str:

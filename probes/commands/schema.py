@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from probes.errors import Exit
 from probes.evidence.schema import evidence_schema_text
 
 
@@ -16,4 +17,4 @@ def add_arguments(sc: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     print(evidence_schema_text(), end="")
-    return 0
+    return Exit.OK

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from probes.catalog.recipes import load_all
 from probes.commands.options import add_results
-from probes.errors import InputError
+from probes.errors import Exit, InputError
 from probes.evidence.model import write_atomic
 from probes.report import tables
 from probes.report.page import html_page
@@ -54,4 +54,4 @@ def handle(args: argparse.Namespace) -> int:
         print(tables.markdown(cells, classifiers, pairs, known, args.grid), end="")
     if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
         tables.write_index(results, cells, classifiers, pairs, known)
-    return 0
+    return Exit.OK

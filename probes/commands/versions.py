@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from probes.agents.named import agent_named
 from probes.commands.options import add_json, add_results
+from probes.errors import Exit
 from probes.sweep.bump import probed_versions
 from probes.versions import spec
 from probes.versions.install import installed_versions
@@ -35,4 +36,4 @@ def handle(args: argparse.Namespace) -> int:
                 headers=["version", *[""] * len(marks)],
             )
         )
-    return 0
+    return Exit.OK
