@@ -94,9 +94,9 @@ class Commands(SubParsers):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        name = values[0] if isinstance(values, list) and values else None
-        sub = self._name_parser_map.get(name) if isinstance(name, str) else None
-        if isinstance(name, str) and sub is not None and sub.get_default("handle") is None:
+        name = str(values[0]) if isinstance(values, list) and values else ""
+        sub = self._name_parser_map.get(name)
+        if sub is not None and sub.get_default("handle") is None:  # not filled yet
             command = load(name)
             command.add_arguments(sub)
             sub.set_defaults(handle=command.handle)
