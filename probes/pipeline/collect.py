@@ -21,8 +21,9 @@ from probes.errors import HarnessError
 from probes.evidence.model import CliRun, Collected, Invocation, ModelRequest
 from probes.evidence.provenance import checked
 from probes.pipeline.normalise import known_values, normalise
-from probes.pipeline.plan import Hooks, RunDirs, marker_path
+from probes.pipeline.plan import Hooks, marker_path
 from probes.pipeline.redact import known_secrets, redact, redact_env, secret_name
+from probes.pipeline.rundirs import RunDirs
 from probes.runner import untrusted
 from probes.runner.contract import HookRecord, ModelLogEntry, Plan, Result
 

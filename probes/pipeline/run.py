@@ -20,7 +20,7 @@ from probes.errors import InputError
 from probes.evidence.store import check_writable
 from probes.pipeline import steps
 from probes.pipeline.rundirs import RunDirs
-from probes.pipeline.steps import RUNNER_FILES, Prepared
+from probes.pipeline.steps import Prepared
 from probes.runner.hook import process_start
 from probes.versions import install, spec
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 DISK_FULL = "disk-full"  # the outcome of a session the runner ended at the run's disk cap
 
-__all__ = ["RUNNER_FILES", "check_writable", "probe", "probe_repeated", "resolve"]
+__all__ = ["check_writable", "probe", "probe_repeated", "resolve"]
 
 
 def resolve(spec_text: str) -> tuple[Agent, str, str]:
@@ -58,7 +58,7 @@ def probe_repeated(
 ) -> tuple[list[Evidence], Path]:
     """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
     records = [probe(spec_text, recipe_name, results, backend_name, write=False)[0] for _ in range(repeat)]
-    # A record module (RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
+    # A record module (steps.RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
     from probes.evidence.model import evidence_path, save_evidence
 
     if repeat > 1:
@@ -101,7 +101,7 @@ def probe(
     backend = BACKENDS[backend_name]
     check_writable(results)
     with steps.session(backend, lambda run: prepare(spec_text, recipe_name, backend, run)) as done:
-        # Record modules (RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
+        # Record modules (steps.RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
         from probes.classify import label
         from probes.evidence.model import HarnessTimes, evidence_path, save_evidence
 
