@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from probes.agents import Agent, get
-from probes.agents.named import spec_of
 from probes.catalog.names import NAME_RE
 from probes.catalog.recipes import Step
 from probes.catalog.scenarios import SESSION, TOOL, Scenario, load
@@ -25,6 +24,7 @@ from probes.evidence.store import check_writable
 from probes.pipeline.run import resolve
 from probes.sweep.matrix import select_versions
 from probes.versions import install
+from probes.versions.named import spec_of
 
 
 def scenario_name_ok(scenario: Scenario) -> None:

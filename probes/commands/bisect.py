@@ -7,11 +7,11 @@ import argparse
 import json
 from pathlib import Path
 
-from probes.agents.named import agent_named
 from probes.commands.options import add_search
 from probes.errors import InputError
 from probes.evidence.model import check_writable
 from probes.sweep.bisect import as_json, bisect, check_recipe, text
+from probes.versions.named import agent_named
 from probes.versions.spec import SPEC_RE
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from probes.agents.named import agent_named
 from probes.catalog.names import recipe_named
 from probes.commands.options import add_dry_run, add_jobs, add_json, add_recipe_choice, add_results, add_shard, add_shards
 from probes.errors import Exit, UsageError
 from probes.sweep import bump
+from probes.versions.named import agent_named
 
 
 def add_arguments(b: argparse.ArgumentParser) -> None:

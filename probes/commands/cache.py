@@ -10,12 +10,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from probes.agents.named import agent_named
 from probes.commands.options import add_dry_run, add_json
 from probes.errors import Exit, InputError
 from probes.suggest import perhaps
 from probes.versions import install
 from probes.versions.cache import evict, human, max_bytes, parse_size, rows, scan
+from probes.versions.named import agent_named
 
 
 def add_arguments(ca: argparse.ArgumentParser) -> None:

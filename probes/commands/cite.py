@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from probes.agents.named import spec_of
 from probes.commands.options import add_results
 from probes.errors import Exit, InputError
 from probes.report import tables
 from probes.report.cite import cite
+from probes.versions.named import spec_of
 
 
 def add_arguments(ci: argparse.ArgumentParser) -> None:

@@ -6,10 +6,10 @@ import argparse
 import json
 from pathlib import Path
 
-from probes.agents.named import spec_of
 from probes.commands.options import add_json, add_results
 from probes.errors import Exit, InputError
 from probes.report import tables
+from probes.versions.named import spec_of
 
 
 def add_arguments(d: argparse.ArgumentParser) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from probes.agents.named import agent_named
 from probes.catalog.names import recipe_named
 from probes.commands.options import add_dry_run, add_jobs, add_json, add_recipe_choice, add_repeat, add_results, add_shard
 from probes.errors import Exit
 from probes.evidence.model import check_writable
 from probes.sweep import matrix
+from probes.versions.named import agent_named
 
 
 def add_arguments(m: argparse.ArgumentParser) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from probes.agents.named import agent_named
 from probes.errors import Exit
 from probes.recorder import write_recorder
+from probes.versions.named import agent_named
 
 
 def add_arguments(rec: argparse.ArgumentParser) -> None:

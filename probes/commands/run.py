@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from probes.agents import AGENTS
-from probes.agents.named import spec_of
 from probes.backends import BACKENDS
 from probes.catalog.names import recipe_named
 from probes.commands.options import add_json, add_repeat, add_results
 from probes.errors import Exit
+from probes.versions.named import spec_of
 
 if TYPE_CHECKING:
     from probes.evidence.model import Evidence

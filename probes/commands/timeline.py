@@ -7,13 +7,13 @@ import argparse
 import json
 from pathlib import Path
 
-from probes.agents.named import agent_named
 from probes.commands.options import add_search, count
 from probes.errors import Exit, InputError
 from probes.evidence.model import check_writable
 from probes.report import timeline
 from probes.sweep.bisect import check_recipe
 from probes.sweep.fill import fill, filled_json, filled_text, restricted
+from probes.versions.named import agent_named
 
 
 def add_arguments(tl: argparse.ArgumentParser) -> None:

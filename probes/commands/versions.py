@@ -9,12 +9,12 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from probes.agents.named import agent_named
 from probes.commands.options import add_json, add_results
 from probes.errors import Exit
 from probes.sweep.bump import probed_versions
 from probes.versions import spec
 from probes.versions.install import installed_versions
+from probes.versions.named import agent_named
 
 
 def add_arguments(v: argparse.ArgumentParser) -> None:
