@@ -162,7 +162,7 @@ def harness_image(engine, tmp_path_factory):
 def test_harness_image_runs_probe(engine, harness_image, real_tools, tmp_path):
     """`probe` inside its own image: the catalog is there, and a probe runs and gives the
     committed verdict (the CLI cache is mounted at the same path, so nothing is downloaded)."""
-    from probes.versions.install import cache_root
+    from probes.versions.prefixes import cache_root
 
     out = engine.containers.run(HARNESS_TAG, ["list", "--json"], remove=True)
     assert len(json.loads(out)) == len(list((Path(__file__).parent.parent / "recipes").glob("*.yaml")))

@@ -10,7 +10,7 @@ import pytest
 from probes.agents import AGENTS
 from probes.errors import HarnessError, InputError
 from probes.versions import cache as cache_mod
-from probes.versions import install, slim
+from probes.versions import install, prefixes, slim
 from tests.conftest import COPILOT, probe_cmd
 
 
@@ -35,7 +35,7 @@ def test_failed_install_leaves_no_usable_prefix(cache, monkeypatch):
     monkeypatch.setattr(install, "_npm_install", fake_npm(fail=True))
     with pytest.raises(HarnessError):
         install.install(AGENTS["claude"], "9.9.9")
-    assert not install.installed(AGENTS["claude"], "9.9.9")
+    assert not prefixes.installed(AGENTS["claude"], "9.9.9")
     assert sorted(p.name for p in (cache / "cli" / "claude").iterdir()) == ["9.9.9.lock", "9.9.9.use"]  # no record
 
 
@@ -44,9 +44,9 @@ def test_stale_partial_from_a_killed_install_is_cleared(cache, monkeypatch):
     stale.mkdir(parents=True)
     monkeypatch.setattr(install, "_npm_install", fake_npm(fail=False))
     prefix = install.install(AGENTS["claude"], "9.9.9")
-    assert install.installed(AGENTS["claude"], "9.9.9") and prefix.name == "9.9.9"
+    assert prefixes.installed(AGENTS["claude"], "9.9.9") and prefix.name == "9.9.9"
     assert not stale.exists()
-    assert install.installed_versions(AGENTS["claude"]) == ["9.9.9"]
+    assert prefixes.installed_versions(AGENTS["claude"]) == ["9.9.9"]
 
 
 def test_install_records_its_time_and_holds_the_version(cache, monkeypatch):

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from probes.cli import main
+from probes.evidence.load import load
 from probes.evidence.model import load_evidence
 from probes.recorder import FOLDER, LOG, PROVENANCE
-from probes.report import tables
 
 ROOT = Path(__file__).parent.parent
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0"  # token-shaped, fake
@@ -108,7 +108,7 @@ def test_round_trip_vscode_payloads(workspace, tmp_path, capsys):
     assert ev["observations"]["fields_by_event"]["PreToolUse"] == sorted(payloads[2][1])
     assert ev["invocations"][-1]["stdin_raw"] == "not json {"
     # kept apart from driven runs: tables never load it
-    assert [r for r in tables.load(results)] == []
+    assert [r for r in load(results)] == []
 
 
 def test_import_redacts_as_a_driven_run(workspace, tmp_path, capsys, monkeypatch):

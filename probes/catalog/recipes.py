@@ -15,16 +15,11 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
 from probes.catalog.names import NAME_MAX, NAME_RE, recipe_files, recipes_dir
-from probes.catalog.parts import COMMAND_ONLY, EXTENSION_ONLY, Action, Behavior, Claim, Hook, Strict, pick
+from probes.catalog.parts import COMMAND_ONLY, EXTENSION_ONLY, Action, Behavior, Claim, Hook, Step, Strict, pick
 from probes.classify import CLASSIFIERS
 from probes.errors import InputError
 from probes.limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
 from probes.pipeline.rundirs import DISK_MB
-
-# isort: split
-# Re-exported for pipeline/plan.py and check/command.py, which name a recipe's turns from here:
-# parts.py is the home.
-from probes.catalog.parts import Step as Step
 
 Env = dict[str, str | None]  # CLI environment changes: None unsets
 

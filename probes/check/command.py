@@ -12,7 +12,7 @@ from typing import Any
 
 from probes.agents import Agent, get
 from probes.catalog.names import NAME_RE
-from probes.catalog.recipes import Step
+from probes.catalog.parts import Step
 from probes.catalog.scenarios import SESSION, TOOL, Scenario, load
 from probes.check.config import ConfigFile, Configured, check_scripts, configured, discover
 from probes.check.report import PROGRESS, table, versions_table
@@ -23,7 +23,7 @@ from probes.errors import Exit, InputError
 from probes.evidence.store import check_writable
 from probes.pipeline.run import resolve
 from probes.sweep.matrix import select_versions
-from probes.versions import install
+from probes.versions import prefixes
 from probes.versions.named import spec_of
 
 
@@ -64,7 +64,7 @@ def versions_of(agent: Agent, spec_version: str, selector: str | None) -> list[t
         _, requested, exact = resolve(f"{agent.name}@{spec_version}")
         return [(requested, exact)]
     listed = [v.strip() for v in selector.split(",") if v.strip()]
-    if ".." not in selector and not selector.startswith("latest") and all(install.installed(agent, v) for v in listed):
+    if ".." not in selector and not selector.startswith("latest") and all(prefixes.installed(agent, v) for v in listed):
         return [(v, v) for v in listed]
     chosen = select_versions(agent, selector)
     if not chosen:

@@ -18,7 +18,7 @@ from probes.errors import InputError
 from probes.evidence.model import evidence_path, write_atomic
 from probes.evidence.readable import evidence_problem
 from probes.evidence.store import compact, dumps, put_blob
-from probes.versions import install
+from probes.versions import prefixes
 
 ALONE_MAX = 4  # hooks run alone, one session each, when another effective hook may hide what they do
 
@@ -36,7 +36,7 @@ def check_version(
     expect: Sequence[str] = (),
 ) -> Report:
     writes: list[tuple[Path, Any]] = []  # (path, Evidence): checked together, then written
-    if not install.installed(agent, version):
+    if not prefixes.installed(agent, version):
         progress(f"{agent.name} {version}: installing it (once)")
     progress(f"{agent.name} {version}: the scenario without the hooks (the control)")
     control = run_session(agent, requested, version, scenario, folder, configs, hooks, None, backend)

@@ -13,7 +13,7 @@ from tabulate import tabulate
 from probes.commands.options import add_dry_run, add_json
 from probes.errors import Exit, InputError
 from probes.suggest import perhaps
-from probes.versions import install
+from probes.versions import install, prefixes
 from probes.versions.cache import evict, human, max_bytes, parse_size, rows, scan
 from probes.versions.named import agent_named
 
@@ -33,7 +33,7 @@ def add_arguments(ca: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    root = install.cache_root()
+    root = prefixes.cache_root()
     agent = agent_named(args.agent).name if args.agent else None
     if args.action == "prune":
         return prune(args, root, agent, install.installed_in)

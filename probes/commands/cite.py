@@ -7,7 +7,7 @@ from pathlib import Path
 
 from probes.commands.options import add_results
 from probes.errors import Exit, InputError
-from probes.report import tables
+from probes.evidence.load import load
 from probes.report.cite import cite
 from probes.versions.named import spec_of
 
@@ -20,7 +20,7 @@ def add_arguments(ci: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     s = spec_of(args.spec, exact=True)
-    cells = tables.load(Path(args.results), s.agent, args.recipe, s.version, strict=True)
+    cells = load(Path(args.results), s.agent, args.recipe, s.version, strict=True)
     if not cells:
         raise InputError(
             f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first"

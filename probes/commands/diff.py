@@ -8,7 +8,8 @@ from pathlib import Path
 
 from probes.commands.options import add_json, add_results
 from probes.errors import Exit, InputError
-from probes.report import tables
+from probes.evidence.load import load
+from probes.report.diff import compared, diff, diff_text
 from probes.versions.named import spec_of
 
 
@@ -24,10 +25,10 @@ def handle(args: argparse.Namespace) -> int:
     a, b = spec_of(args.a, exact=True), spec_of(args.b, exact=True)
     if a.agent != b.agent:
         raise InputError(f"diff compares two versions of one agent, not {a.agent} and {b.agent}")
-    cells = tables.load(Path(args.results), a.agent)
-    changes = tables.diff(cells, a.agent, a.version, b.version, args.timings)
+    cells = load(Path(args.results), a.agent)
+    changes = diff(cells, a.agent, a.version, b.version, args.timings)
     if args.json:
         print(json.dumps(changes, indent=2, sort_keys=True))
     else:
-        print(tables.diff_text(changes, a.agent, a.version, b.version, tables.compared(cells, a.agent, a.version, b.version)))
+        print(diff_text(changes, a.agent, a.version, b.version, compared(cells, a.agent, a.version, b.version)))
     return Exit.OK

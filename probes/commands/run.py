@@ -61,7 +61,7 @@ def summary(ev: Evidence, path: Path | str) -> str:
     from tabulate import tabulate
 
     from probes.evidence.claims import applies_recorded
-    from probes.report.tables import short
+    from probes.report.cells import short
 
     version = ev.executed_version or "unknown"
     if ev.version_mismatch:

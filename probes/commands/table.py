@@ -9,9 +9,11 @@ from pathlib import Path
 from probes.catalog.recipes import load_all
 from probes.commands.options import add_results
 from probes.errors import Exit, InputError
+from probes.evidence.load import load
 from probes.evidence.model import write_atomic
 from probes.report import tables
 from probes.report.page import html_page
+from probes.report.ranges import known_candidates
 
 
 def add_arguments(t: argparse.ArgumentParser) -> None:
@@ -33,13 +35,13 @@ def handle(args: argparse.Namespace) -> int:
             raise InputError(f"--output {out} is a directory: name the file to write")
         if not out.parent.is_dir():
             raise InputError(f"--output {out}: no directory {out.parent}")
-    cells = tables.load(results, args.agent, args.recipe)
+    cells = load(results, args.agent, args.recipe)
     if not cells:
         raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
     recipes = load_all()
     classifiers = {name: r.classifier for name, r in recipes.items()}
     pairs = {name: r.compare_with for name, r in recipes.items() if r.compare_with}  # extension -> command-hook recipe
-    known = tables.known_candidates(results, sorted({c.agent for c in cells}))  # the registry snapshots
+    known = known_candidates(results, sorted({c.agent for c in cells}))  # the registry snapshots
     if args.format == "json":
         print(tables.as_json(cells), end="")
     elif args.format == "html":

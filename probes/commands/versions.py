@@ -13,8 +13,8 @@ from probes.commands.options import add_json, add_results
 from probes.errors import Exit
 from probes.sweep.bump import probed_versions
 from probes.versions import spec
-from probes.versions.install import installed_versions
 from probes.versions.named import agent_named
+from probes.versions.prefixes import installed_versions
 
 
 def add_arguments(v: argparse.ArgumentParser) -> None:

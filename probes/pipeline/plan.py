@@ -19,7 +19,8 @@ from typing import cast
 from probes.agents import AGENTS, Agent, Registration
 from probes.agents.config import write_json
 from probes.backends.base import PASSED_ENV
-from probes.catalog.recipes import ResolvedRecipe, Step
+from probes.catalog.parts import Step
+from probes.catalog.recipes import ResolvedRecipe
 from probes.errors import InputError
 from probes.pipeline.rundirs import RunDirs as RunDirs  # the directories of one run
 from probes.runner.contract import (

@@ -22,7 +22,7 @@ from probes.pipeline import steps
 from probes.pipeline.rundirs import RunDirs
 from probes.pipeline.steps import Prepared
 from probes.runner.hook import process_start
-from probes.versions import install, spec
+from probes.versions import prefixes, spec
 
 if TYPE_CHECKING:
     from probes.catalog.recipes import ResolvedRecipe
@@ -38,7 +38,7 @@ def resolve(spec_text: str) -> tuple[Agent, str, str]:
     registry round trip; anything else is checked against the registry."""
     s = spec.parse_spec(spec_text, AGENTS)
     agent = AGENTS[s.agent]
-    if s.version != "latest" and install.installed(agent, s.version):
+    if s.version != "latest" and prefixes.installed(agent, s.version):
         return agent, s.version, s.version
     return agent, s.version, spec.resolve(s, agent.package, translate=agent.translate_version)
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 # The runner's mount calls (it is standalone, copied into each run; its jail module is a
 # plain package module here too): one ctypes binding of mount(2) in the project.
-from probes.runner.jail import MS_NODEV, MS_NOSUID, MS_REMOUNT, JailError, _libc, _mount
+from probes.runner.jail import MS_NODEV, MS_NOSUID, MS_REMOUNT, JailError, mount, umount
 
 PREFIX = "probe-run-"
 LOCK = "owner.lock"
@@ -49,7 +49,7 @@ def unmount_under(path: Path) -> None:
                 if point == root or point.startswith(root + "/"):
                     points.append(point)
     for point in sorted(points, key=len, reverse=True):
-        _libc.umount2(point.encode(), MNT_DETACH)
+        umount(point, MNT_DETACH)
 
 
 def remove(path: Path) -> None:
@@ -143,7 +143,7 @@ class RunDirs:
         options = f"size={mb}m,nr_inodes={INODES},mode=0755"
         for name, d in (("workspace", self.workspace), ("home", self.home), ("tmp", self.tmp), ("records", self.records)):
             try:
-                _mount("tmpfs", str(d), "tmpfs", MS_NOSUID | MS_NODEV, options)
+                mount("tmpfs", str(d), "tmpfs", MS_NOSUID | MS_NODEV, options)
             except JailError as e:
                 unmount_under(self.root)
                 self.capped, self.disk = {}, f"uncapped (mounting a tmpfs failed: {os.strerror(e.errno or 0)})"
@@ -158,7 +158,7 @@ class RunDirs:
             return
         for d in self.capped.values():
             try:
-                _mount("tmpfs", d, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, f"size={mb}m")
+                mount("tmpfs", d, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, f"size={mb}m")
             except JailError as e:
                 raise OSError(e.errno, f"resizing {d} to {mb} MiB: {os.strerror(e.errno or 0)}") from None
         self.disk = f"tmpfs, {mb} MiB each: workspace, home, tmp, records"

@@ -50,7 +50,7 @@ RECORD_MODULES = (
     "probes.evidence.model",
     "probes.evidence.provenance",
     "probes.pipeline.redact",
-    "probes.report.tables",
+    "probes.report.cells",
 )
 
 

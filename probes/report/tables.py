@@ -11,23 +11,11 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from probes.evidence.load import Cell
+from probes.evidence.load import Cell, versions_of
 from probes.evidence.model import write_atomic
 from probes.report.cells import Classifiers, Known, Pairs, cell_text
 from probes.report.legend import CLAIM_HEADERS, claims_list, legend
 from probes.report.ranges import RANGES_NOTE, line, line_text, ranges
-
-# isort: split
-# Re-exported for callers not yet moved to the new homes (cli.py, sweep/bump.py,
-# tests/test_recorder.py): drop once they import from evidence/load, cells, ranges and diff.
-from probes.evidence.load import load as load
-from probes.evidence.load import versions_of as versions_of
-from probes.report.cells import short as short
-from probes.report.diff import Change as Change
-from probes.report.diff import compared as compared
-from probes.report.diff import diff as diff
-from probes.report.diff import diff_text as diff_text
-from probes.report.ranges import known_candidates as known_candidates
 
 
 def matrix(cells: list[Cell], agent: str, classifiers: Classifiers) -> tuple[list[str], list[list[str]]]:

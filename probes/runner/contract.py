@@ -8,7 +8,7 @@ sides import, so mypy checks that they agree. Standard library only: the runner 
     model.jsonl   ModelLogEntry   one line per request, written by model.py
     records/*     HookRecord      one per hook call, written by hook.py (extension.mjs, shim.py)
     hook.json     HookConfig      the hook's sidecar, written by probes/pipeline/plan.py
-    shim.json     ShimConfig      the shim's, written by probes/check/core.py
+    shim.json     ShimConfig      the shim's, written by probes/check/workspace.py
 """
 
 # No `from __future__ import annotations`: TypedDict reads NotRequired at run time only from

@@ -50,11 +50,16 @@ def _check(ret: int, what: str) -> None:
         raise JailError(err, f"{what}: {os.strerror(err)}")
 
 
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+def mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
     def enc(s: str | None) -> bytes | None:
         return s.encode() if s is not None else None
 
     _check(_libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+
+
+def umount(target: str, flags: int) -> int:
+    """umount2(2); its return value, for callers that tolerate a mount already gone."""
+    return int(_libc.umount2(target.encode(), flags))
 
 
 class _MountAttr(ctypes.Structure):
@@ -92,7 +97,7 @@ def enter(spec: JailSpec) -> Jailed:
     session writes, "keep", "hide"}); returns what it is, for the evidence."""
     writable = [os.path.realpath(p) for p in spec["writable"]]
     keep = [os.path.realpath(p) for p in spec["keep"] if os.path.exists(p)]
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here propagates to the host
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing done here propagates to the host
     # Open what must stay reachable before anything covers it; bind it back from the fd.
     fds = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in dict.fromkeys(writable + keep)}
     hidden = []
@@ -100,16 +105,16 @@ def enter(spec: JailSpec) -> Jailed:
     for path in spec["hide"]:
         if not _is_real_dir(path):  # /var/run is a link to /run; a missing dir hides nothing
             continue
-        _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{scratch.get(path, 'mode=755')},{TMPFS_SIZE}")
+        mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, f"{scratch.get(path, 'mode=755')},{TMPFS_SIZE}")
         hidden.append(path)
     for path, fd in fds.items():
         if not os.path.isdir(path):
             os.makedirs(path, mode=0o755)
-        _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
     for shell, saved in spec.get("shells", {}).items():  # probe check: the shells, watched
-        _mount(shell, saved, None, MS_BIND)  # the real binary, where the watcher finds it
-        _mount(spec["wrapper"], shell, None, MS_BIND)  # the watcher in its place
+        mount(shell, saved, None, MS_BIND)  # the real binary, where the watcher finds it
+        mount(spec["wrapper"], shell, None, MS_BIND)  # the watcher in its place
     _read_only("/", True, recursive=True)
     for path in hidden:  # scratch space stays writable; a covered HOME does not
         if path in scratch:

@@ -29,7 +29,7 @@ from probes.pipeline.run import load_recipe, probe_repeated
 from probes.report.timeline import candidates_of, compact, write_snapshot
 from probes.suggest import perhaps
 from probes.sweep.search import Bisection, Point, point_json, search
-from probes.versions import install, spec
+from probes.versions import install, prefixes, spec
 
 PREFETCH_WORKERS = 2  # npm installs beside the probes: more would starve 2 cores
 
@@ -99,7 +99,7 @@ class Runner:
         return p
 
     def prefetch(self, versions: list[str]) -> None:
-        todo = [v for v in versions if not install.installed(self.agent, v)]
+        todo = [v for v in versions if not prefixes.installed(self.agent, v)]
         if todo and self.installer is None:
             self.installer = self.new_pool(PREFETCH_WORKERS)
         with stopping.held():

@@ -11,9 +11,10 @@ from typing import Any, TypedDict
 from probes.agents import AGENTS
 from probes.agents import get as get_agent
 from probes.errors import Exit, InputError
+from probes.evidence.load import load, versions_of
 from probes.evidence.model import check_writable
 from probes.limits import PLAN_MAX_BYTES, BadFile, load_json
-from probes.report import tables
+from probes.report.diff import Change, compared, diff, diff_text
 from probes.sweep import matrix
 from probes.sweep.narrow import Narrowed, narrow
 from probes.versions import spec
@@ -33,7 +34,7 @@ PlanSummary = TypedDict(
 )
 StepJson = TypedDict(
     "StepJson",
-    {"from": str | None, "to": str, "compared": int, "changes": list[tables.Change], "bisected": list[dict[str, Any]]},
+    {"from": str | None, "to": str, "compared": int, "changes": list[Change], "bisected": list[dict[str, Any]]},
 )
 
 
@@ -77,18 +78,18 @@ class Step:
     before: str | None
     after: str
     compared: int = 0
-    changes: list[tables.Change] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
     narrowed: dict[str, Narrowed] = field(default_factory=dict)  # recipe -> its change bisected
 
     @property
-    def verdicts(self) -> list[tables.Change]:
+    def verdicts(self) -> list[Change]:
         return [c for c in self.changes if c["what"] == "outcome"]
 
 
 def probed_versions(results: Path, agent: str) -> list[str]:
     """Versions with at least one evidence record in `results`, oldest first (a file that is
     not a record is skipped, with a warning naming it)."""
-    return tables.versions_of(tables.load(results, agent) if results.is_dir() else [], agent)
+    return versions_of(load(results, agent) if results.is_dir() else [], agent)
 
 
 def plan(
@@ -100,8 +101,8 @@ def plan(
     versions: str | None = None,
 ) -> Plan:
     agent = get_agent(agent_name)
-    have = tables.load(results, agent_name) if results.is_dir() else []
-    probed = tables.versions_of(have, agent_name)
+    have = load(results, agent_name) if results.is_dir() else []
+    probed = versions_of(have, agent_name)
     if start is None:
         if not probed:
             raise InputError(f"no {agent_name} evidence in {results}: pass --from VERSION to say where to start")
@@ -152,14 +153,14 @@ def from_file(path: Path, results: Path, agents: list[str] | None = None) -> lis
 def compare(p: Plan, results: Path) -> list[Step]:
     """Each new version against the version before it (the baseline for the first)."""
     only = None if p.recipe == "all" else p.recipe
-    cells = tables.load(results, p.agent, only) if results.is_dir() else []
-    have = set(tables.versions_of(cells, p.agent))
+    cells = load(results, p.agent, only) if results.is_dir() else []
+    have = set(versions_of(cells, p.agent))
     steps, before = [], p.baseline
     for v in p.versions:
         step = Step(before, v)
         if before is not None and before in have and v in have:
-            step.compared = tables.compared(cells, p.agent, before, v)
-            step.changes = tables.diff(cells, p.agent, before, v)
+            step.compared = compared(cells, p.agent, before, v)
+            step.changes = diff(cells, p.agent, before, v)
         steps.append(step)
         if v in have:
             before = v
@@ -206,10 +207,7 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
                 "",
                 "<details><summary>Observations that changed</summary>",
                 "",
-                *[
-                    f"- `{line.strip()}`"
-                    for line in tables.diff_text(others, p.agent, s.before, s.after, s.compared).splitlines()[1:]
-                ],
+                *[f"- `{line.strip()}`" for line in diff_text(others, p.agent, s.before, s.after, s.compared).splitlines()[1:]],
                 "",
                 "</details>",
             ]

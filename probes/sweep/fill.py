@@ -13,8 +13,8 @@ from typing import Any
 
 from probes.agents import Agent
 from probes.errors import Exit, InputError
+from probes.evidence.load import load
 from probes.report import timeline
-from probes.report.tables import load
 from probes.sweep.bisect import Control, Runner, controls
 from probes.sweep.matrix import select_versions
 from probes.sweep.search import Bisection, Point, search

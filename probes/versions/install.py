@@ -24,15 +24,8 @@ from filelock import FileLock
 from probes.agents import AGENTS, Agent
 from probes.errors import HarnessError
 from probes.versions import cache, slim
+from probes.versions.prefixes import cache_root, installed, prefix_for
 from probes.versions.spec import npm, npm_error
-
-# isort: split
-# Re-exported for callers that ask the installer where a version lives (pipeline/run.py,
-# sweep/bisect.py, the cache and versions commands): prefixes.py is the home.
-from probes.versions.prefixes import cache_root as cache_root
-from probes.versions.prefixes import installed as installed
-from probes.versions.prefixes import installed_versions as installed_versions
-from probes.versions.prefixes import prefix_for as prefix_for
 
 INSTALL_TIMEOUT_S = 600
 
