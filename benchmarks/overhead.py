@@ -30,7 +30,8 @@ from pathlib import Path
 
 from probes.agents import AGENTS
 from probes.catalog.recipes import Recipe, get
-from probes.pipeline.plan import RunDirs, register_hooks, runner_plan, workspace
+from probes.pipeline.plan import register_hooks, runner_plan, workspace
+from probes.pipeline.rundirs import RunDirs
 from probes.runner.model import ScriptedModel
 from probes.versions import install
 

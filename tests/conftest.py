@@ -5,41 +5,17 @@ registry. Outside CI a missing tool skips them with the reason; in CI (CI=true),
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-COPILOT = "copilot@1.0.92"
-COPILOT_OLD = "copilot@1.0.80"
-COPILOT_OLDER = "copilot@1.0.71"
-CLAUDE = "claude@2.1.328"
-CODEX = "codex@0.171.0"
-
-
-def need(condition: bool, reason: str) -> None:
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"CI must provide this: {reason}")
-    pytest.skip(reason)
+from tests.helpers import RESULTS, need, probe_cmd
 
 
 @pytest.fixture(scope="session")
 def real_tools():
     for tool in ("node", "npm", "git"):
         need(shutil.which(tool) is not None, f"{tool} not on PATH")
-
-
-def probe_cmd(*args: str, results: Path | None = None, check_json: bool = False, timeout: float = 300):
-    """Run the `probe` command line in a subprocess, as a user would."""
-    argv = [sys.executable, "-m", "probes.cli", *args]
-    if results is not None:
-        argv += ["--results", str(results)]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture
@@ -58,3 +34,10 @@ def run_probe(real_tools, tmp_path):
         return ev
 
     return run
+
+
+@pytest.fixture
+def results(tmp_path):
+    dst = tmp_path / "results"
+    shutil.copytree(RESULTS, dst, ignore=shutil.ignore_patterns("*.md", "*.html"))
+    return dst

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from probes.agents import AGENTS, Agent, Registration
+from probes.agents import Agent, Registration
 from probes.agents.config import write_json
 from probes.backends.base import PASSED_ENV
 from probes.catalog.parts import Step
 from probes.catalog.recipes import ResolvedRecipe
 from probes.errors import InputError
-from probes.pipeline.rundirs import RunDirs as RunDirs  # the directories of one run
+from probes.pipeline.rundirs import RunDirs  # the directories of one run
 from probes.runner.contract import (
     ExtensionConfig,
     ExtensionEntry,
@@ -32,11 +32,9 @@ from probes.runner.contract import (
     Interactive,
     JailSpec,
     Plan,
-    Reply,
     ScriptStep,
     TtyStep,
 )
-from probes.runner.model import Body, ScriptedModel, plan_reply
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
@@ -150,34 +148,6 @@ def script(turns: Sequence[Step]) -> list[ScriptStep]:
             s["prompt"] = f"{SUBAGENT_SENTINEL}: {step.prompt or 'run the probe step'}"
         out.append(s)
     return out
-
-
-def every_tool_name() -> dict[str, list[str]]:
-    """Each kind's tool names over every agent, in registry order: for a scripted model that
-    serves no one agent (the model's own tests)."""
-    out: dict[str, list[str]] = {}
-    for agent in AGENTS.values():
-        for kind, names in agent.tool_names.items():
-            known = out.setdefault(kind, [])
-            known += [n for n in names if n not in known]
-    return out
-
-
-class AnyAgentModel(ScriptedModel):
-    """The scripted model with every agent's tool names (a run's gets its agent's from the plan)."""
-
-    def __init__(self, script: list[ScriptStep], log_path: Path, subagent: tuple[str, list[ScriptStep]] | None = None):
-        super().__init__(script, log_path, subagent=subagent, tool_names=every_tool_name())
-
-
-def any_agent_reply(
-    body: Body,
-    script: list[ScriptStep],
-    subagent: tuple[str, list[ScriptStep]] | None = None,
-    prompts: dict[str, list[ScriptStep]] | None = None,
-) -> Reply:
-    """model.plan_reply with every agent's tool names."""
-    return plan_reply(body, script, subagent, prompts, every_tool_name())
 
 
 # ---------------------------------------------------------------- the runner's plan

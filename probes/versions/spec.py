@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -94,6 +95,7 @@ def published(package: str) -> Published:
 SemverKey = tuple[tuple[int, ...], bool, tuple[tuple[int, int, str], ...]]
 
 
+@functools.cache  # a table sorts thousands of versions, most of them many times
 def semver_key(v: str) -> SemverKey:
     """npm (semver) order: 1.0.81-0 < 1.0.81 < 1.0.89-0 < 1.0.89."""
     core, _, pre = v.partition("-")

@@ -1,0 +1,75 @@
+"""Gemini CLI, installed from npm by the harness, against the scripted model's Gemini API
+dialect: a few fast probes in the default run (the catalog runs nightly with `probe bump`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import assert_no_connection_beyond_loopback, canary_recipes, env_with_canaries, leaked, run_json
+
+pytestmark = pytest.mark.real
+
+GEMINI = "gemini@0.61.0"
+
+
+def test_hang_pretool_is_killed_at_its_timeout_and_the_tool_runs(run_probe):
+    ev = run_probe(GEMINI, "hang-pretool")
+    assert ev["executed_version"] == ev["requested_version"] == "0.61.0"
+    assert ev["executed_version_source"] == "model request User-Agent"
+    assert ev["network"] == "isolated"
+    assert ev["outcome"] == "fail-open"
+    obs = ev["observations"]
+    assert obs["hook_killed"] and obs["hook_killed_by"] == "cli" and obs["hook_timeout_s"] == 3
+    assert 2.5 <= obs["tool_delay_s"] <= 6.0
+
+
+def test_payload_names_the_tool_and_its_arguments_as_an_object(run_probe):
+    ev = run_probe(GEMINI, "payload-pretool")
+    obs = ev["observations"]
+    assert obs["tool_name"] == "run_shell_command" and obs["tool_args_type"] == "object"
+    events = {i["event"] for i in ev["invocations"]}
+    assert {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"} <= events
+    assert all(i["env"].get("GEMINI_API_KEY") == "<redacted>" for i in ev["invocations"])
+
+
+def test_the_nightly_plan_bumps_gemini():
+    from tests.helpers import workflow_probe_commands
+
+    bumps = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
+    assert any("gemini" in c[c.index("--agent") :] for c in bumps)
+
+
+def test_a_node_too_old_for_it_is_named_at_install(real_tools, tmp_path):
+    """On an older Node.js Gemini CLI dies at start on a SyntaxError that names nothing
+    (Debian bookworm's Node 18 in the docker base image); its install says why in one line."""
+    from probes.agents.gemini import AGENT
+    from probes.errors import HarnessError
+
+    package = tmp_path / "node_modules" / "@google" / "gemini-cli" / "package.json"
+    package.parent.mkdir(parents=True)
+    package.write_text('{"engines": {"node": ">=20"}}')
+    AGENT.prepare_install(tmp_path)
+    package.write_text('{"engines": {"node": ">=999"}}')
+    with pytest.raises(HarnessError, match=r"gemini cannot start here: requires Node.js >=999, found \d+"):
+        AGENT.prepare_install(tmp_path)
+
+
+def test_no_connection_beyond_loopback(real_tools, tmp_path):
+    """Gemini CLI, traced: every connection it made went to the scripted model on loopback."""
+    assert_no_connection_beyond_loopback(GEMINI, tmp_path)
+
+
+def test_canaries_in_hook_output_prompt_and_env_are_redacted(real_tools, tmp_path):
+    """Gemini CLI hands hooks every credential it has (FINDINGS): none of them is written."""
+    recipes = canary_recipes(tmp_path)
+    for name in ("canary-pretool", "canary-pretool-control"):
+        path = recipes / f"{name}.yaml"
+        path.write_text(path.read_text().replace('"agents": ["copilot", "claude"]', '"agents": ["gemini"]'))
+    env = env_with_canaries(PROBE_RECIPES=str(recipes))
+    proc = run_json(GEMINI, "canary-pretool", results=tmp_path / "results", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not leaked([tmp_path / "results"], [proc.stdout, proc.stderr])
+    ev = json.loads(proc.stdout)
+    assert ev["invocations"] and all(i["env"]["GEMINI_API_KEY"] == "<redacted>" for i in ev["invocations"])

@@ -1,0 +1,113 @@
+"""The real CLIs, installed from npm by the harness, against the scripted model: every
+shipped recipe and control, on Copilot 1.0.92, 1.0.80 and 1.0.71 and Claude Code 2.1.328."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from probes.catalog.recipes import load_all
+from tests.helpers import CLAUDE, COPILOT, COPILOT_OLD, COPILOT_OLDER, ROOT, probe_cmd
+
+pytestmark = pytest.mark.real
+
+RECIPES = load_all()
+SPECS = (COPILOT, COPILOT_OLD, COPILOT_OLDER, CLAUDE)
+
+RESULTS = ROOT / "results"
+
+
+def expected(spec: str, recipe: str) -> str:
+    """What this pinned version did when its evidence was committed (results/). Pinned
+    versions do not change, so a different label is a change in the harness, or a label that
+    depends on a race."""
+    agent, version = spec.split("@")
+    path = RESULTS / agent / version / f"{recipe}.json"
+    assert path.exists(), f"no evidence for {spec} {recipe}: probe run {spec} {recipe}"
+    return json.loads(path.read_text())["outcome"]
+
+
+LONG_S = 60  # a slow recipe longer than this runs nightly and on demand (pytest -m long), not in every CI run
+
+
+def case(spec: str, name: str):
+    long = RECIPES[name].slow and RECIPES[name].budget_s > LONG_S
+    return pytest.param(spec, name, marks=[pytest.mark.long] if long else [])
+
+
+CASES = [case(spec, name) for spec in SPECS for name, r in sorted(RECIPES.items()) if spec.split("@")[0] in r.agents]
+
+
+@pytest.mark.parametrize("spec, recipe", CASES)
+def test_recipe_gives_its_committed_label(spec, recipe, run_probe):
+    """With test_classify's check that every recipe's committed label differs from its
+    control's, this proves each recipe and its control disagree on every pinned version."""
+    ev = run_probe(spec, recipe)
+    requested = spec.split("@")[1]
+    assert ev["executed_version"] == ev["requested_version"] == requested
+    assert not ev["version_mismatch"]
+    assert ev["network"] == "isolated"
+    assert ev["outcome"] == expected(spec, recipe)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_hang_pretool_is_killed_at_its_timeout(spec, run_probe):
+    ev = run_probe(spec, "hang-pretool")
+    obs = ev["observations"]
+    assert obs["tool_ran"] and obs["hook_killed"] and obs["hook_killed_by"] == "cli"
+    assert obs["hook_timeout_s"] == 3
+    assert 2.5 <= obs["tool_delay_s"] <= 6.0
+    assert not ev["cli"]["timed_out"]
+    (inv,) = ev["invocations"]
+    assert inv["ended_at"] is None and inv["killed_by_signal"] is not None
+
+
+def test_exit2_reason_reaches_the_model_on_claude_only(run_probe):
+    claude = run_probe(CLAUDE, "exit2-pretool")["observations"]
+    copilot = run_probe(COPILOT, "exit2-pretool")["observations"]
+    assert claude["reason_reached_model"] and claude["reason_location"]["PROBE-EXIT2-REASON"] == ["tool"]
+    assert not copilot["reason_reached_model"]
+
+
+@pytest.mark.parametrize("spec, args_type", [(COPILOT_OLD, "string"), (COPILOT, "object"), (CLAUDE, "object")])
+def test_payload_tool_args_type(spec, args_type, run_probe):
+    obs = run_probe(spec, "payload-pretool")["observations"]
+    assert obs["tool_args_type"] == args_type
+    assert obs["tool_name"] in ("bash", "Bash")
+
+
+@pytest.mark.parametrize("spec", [COPILOT, CLAUDE])
+def test_a_record_says_where_its_time_went(spec, run_probe):
+    """The harness's phases (no bound on them here: figures belong to benchmarks/overhead.py):
+    each measured, the CLI's the same as the record's, and together no more than the whole."""
+    ev = run_probe(spec, "payload-pretool")
+    h = ev["harness"]
+    parts = ("startup_s", "prepare_s", "launch_s", "cli_s", "teardown_s", "record_s")
+    assert all(h[k] >= 0 for k in (*parts, "spawn_s", "total_s"))
+    assert h["cli_s"] == ev["cli"]["wall_s"]
+    assert h["spawn_s"] <= h["launch_s"]
+    assert sum(h[k] for k in parts) <= h["total_s"] + 0.01  # each rounded to the millisecond
+
+
+def test_claude_hook_env_shows_its_api_key_redacted(run_probe):
+    ev = run_probe(CLAUDE, "payload-pretool")
+    envs = [i["env"] for i in ev["invocations"]]
+    assert all(e.get("ANTHROPIC_API_KEY") == "<redacted>" for e in envs)
+
+
+def test_unpublished_version_names_its_neighbours(real_tools, tmp_path):
+    proc = probe_cmd("run", "copilot@1.0.93", "hang-pretool", results=tmp_path / "r")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "probe: copilot 1.0.93 is not published; nearest: 1.0.92, 1.0.102"
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_version_that_cannot_start_here_says_why(real_tools, tmp_path, monkeypatch):
+    """Copilot releases before 1.0.57 need Node.js 24 (this machine has 20): a bisect skips
+    such a version with the CLI's own reason, and no half-made install stays in the cache."""
+    monkeypatch.setenv("PROBE_CACHE", str(tmp_path / "cache"))
+    proc = probe_cmd("run", "copilot@1.0.56", "hang-pretool", results=tmp_path / "r")
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("probe: copilot did not start after install: GitHub Copilot CLI requires Node.js v24")
+    assert not [p for p in (tmp_path / "cache" / "cli" / "copilot").glob("*1.0.56*") if p.is_dir()]

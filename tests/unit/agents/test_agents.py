@@ -1,0 +1,84 @@
+"""The seams: agents found from their modules and complete as data, recipes resolved once per
+agent, and no module outside probes/agents/ naming an agent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
+from probes.agents.base import Registration
+from probes.catalog import recipes
+from probes.errors import InputError
+from tests.helpers import ROOT
+
+PROBES = ROOT / "probes"
+
+
+def test_every_agent_module_is_found_and_complete():
+    modules = {p.stem for p in (PROBES / "agents").glob("*.py")} - {"__init__", "base", "config", "events"}
+    assert set(AGENTS) == modules
+    for name, agent in AGENTS.items():
+        assert agent.name == name and agent.package
+        assert NATIVE in agent.config_locations
+        assert {e for e in CANONICAL_EVENTS if agent.native_event(e)} >= {"pre_tool", "post_tool", "session_start"}
+        if agent.extension is not None:
+            assert set(agent.extension.events) <= set(CANONICAL_EVENTS) and agent.extension.source.is_file()
+        for marker in agent.tty["markers"].values():
+            re.compile(marker)
+        assert set(agent.tty["keys"]) == {"yes", "no"}
+
+
+@pytest.mark.parametrize("location", sorted(config_locations()))
+def test_every_config_location_writes_a_file_in_the_workspace(location, tmp_path):
+    writers = [a.config_locations[location] for a in AGENTS.values() if location in a.config_locations]
+    for write in writers:
+        (path,) = write(tmp_path, [Registration("0-pre_tool", "PreToolUse", "true", 3.0, None)])
+        assert path.is_file() and tmp_path in path.parents
+
+
+def test_recipe_resolved_for_an_agent_has_no_per_agent_values():
+    loaded = recipes.load_all()
+    rewrite = loaded["rewrite-args-pretool"]
+    assert isinstance(rewrite.hooks[0].behavior, dict)  # one behaviour per agent in the YAML
+    for agent in rewrite.agents:
+        (hook,) = rewrite.for_agent(agent).hooks
+        assert hook.behavior == rewrite.hooks[0].behavior[agent]
+    inventory = loaded["event-inventory"]  # two hooks apply to one agent only
+    for agent in inventory.agents:
+        resolved = inventory.for_agent(agent)
+        assert [h.index for h in resolved.hooks] == [
+            n for n, h in enumerate(inventory.hooks) if h.agents is None or agent in h.agents
+        ]
+        assert all(h.key == f"{h.index}-{h.event}" for h in resolved.hooks)
+    for r in loaded.values():
+        for agent in r.agents:
+            resolved = r.for_agent(agent)
+            assert resolved.control == r.control_for(agent) and resolved.subject == r.subject_event()
+            for h in resolved.hooks:
+                assert not isinstance(h.matcher, dict) and not isinstance(h.native, dict)
+
+
+def test_a_config_location_no_agent_reads_is_refused(tmp_path):
+    path = tmp_path / "r.yaml"
+    agent = next(iter(AGENTS))
+    path.write_text(
+        f"name: r\nquestion: q\nagents: [{agent}]\nclassifier: payload\ncontrol: x\nconfig_location: nowhere\nhooks: []\n"
+    )
+    with pytest.raises(InputError, match="config_location 'nowhere'"):
+        recipes.load_file(path)
+
+
+def test_no_module_outside_agents_names_an_agent():
+    """Agent names live in probes/agents/ (and recipes' `agents:`): the rest reads AGENTS."""
+    names = "|".join(map(re.escape, AGENTS))
+    literal = re.compile(rf"""["'](?:{names})(?:@[^"']*)?["']""")
+    found = [
+        f"{path.relative_to(PROBES)}:{n}"
+        for path in PROBES.rglob("*.py")
+        if "agents" not in path.relative_to(PROBES).parts
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
+    assert found == []

@@ -1,0 +1,155 @@
+"""results/FINDINGS.md: every finding carries machine-readable checks against the evidence,
+and every figure, `code` span and "quoted" text in its prose appears in those checks.
+
+A finding is a `### ` section. Its checks are HTML comments:
+
+    <!-- check: copilot@1.0.71 stop-block-loop; observations.stop_invocations == 126; outcome == unbounded -->
+
+Each assertion is `PATH == VALUE`, `PATH in [LOW, HIGH]` (a number within bounds; a figure
+in the prose may be any number within such bounds) or `PATH contains "TEXT"` (a list holding
+TEXT, or TEXT anywhere in the value's JSON). PATH is dotted through the resolved record
+(`claims.0.verdict`); `*` is the whole record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from probes.evidence.load import load
+from probes.evidence.model import load_evidence
+from tests.helpers import ROOT
+
+RESULTS = ROOT / "results"
+FINDINGS = RESULTS / "FINDINGS.md"
+
+CHECK = re.compile(r"<!--\s*check:\s*(.*?)\s*-->", re.S)
+ASSERTION = re.compile(r"^(?P<path>\S+)\s+(?P<op>==|in|contains)\s+(?P<value>.+)$")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*")
+
+
+def sections() -> list[tuple[str, str, list[str]]]:
+    """(title, prose without comments, check bodies) for each finding."""
+    out = []
+    for block in re.split(r"^### ", FINDINGS.read_text(encoding="utf-8"), flags=re.M)[1:]:
+        title, _, body = block.partition("\n")
+        out.append((title.strip(), CHECK.sub("", body), CHECK.findall(body)))
+    return out
+
+
+def parse_value(text: str) -> Any:
+    text = text.strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text  # a bare label such as fail-open
+
+
+def lookup(record: dict[str, Any], path: str) -> Any:
+    value: Any = record
+    if path == "*":
+        return value
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+def assertions(body: str) -> tuple[str, str, list[tuple[str, str, str]]]:
+    head, *rest = [p.strip() for p in body.split(";")]
+    target, recipe = head.split()
+    assert rest, f"check {body!r} asserts nothing"
+    parsed = []
+    for a in rest:
+        m = ASSERTION.match(a)
+        assert m, f"unparsable assertion {a!r} in check {body!r}"
+        parsed.append((m["path"], m["op"], m["value"]))
+    return target, recipe, parsed
+
+
+def holds(record: dict[str, Any], path: str, op: str, raw: str) -> bool:
+    value = lookup(record, path)
+    if op == "==":
+        return bool(value == parse_value(raw))
+    if op == "in":
+        low, high = json.loads(raw)
+        return isinstance(value, (int, float)) and low <= value <= high
+    text = parse_value(raw)
+    if isinstance(value, list) and text in value:
+        return True
+    return str(text) in (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+
+
+def figure(text: str) -> str:
+    """A number as a value (15 and 15.0 are one figure); a version (1.0.71) as written."""
+    return text if text.count(".") > 1 else repr(float(text))
+
+
+ALL = [(title, body) for title, _, checks in sections() for body in checks]
+
+
+def test_findings_exist_and_each_has_checks():
+    found = sections()
+    assert len(found) >= 10
+    for title, _, checks in found:
+        assert checks, f"finding {title!r} has no check"
+
+
+@pytest.mark.parametrize(("title", "body"), ALL, ids=[f"{t[:30]}:{b[:50]}" for t, b in ALL])
+def test_check_holds_against_the_evidence(title, body):
+    target, recipe, parsed = assertions(body)
+    agent, version = target.split("@")
+    record = load_evidence(RESULTS / agent / version / f"{recipe}.json")
+    for path, op, raw in parsed:
+        assert holds(record, path, op, raw), f"{title}: {target} {recipe} {path} {op} {raw} (is {lookup(record, path)!r})"
+
+
+@pytest.mark.parametrize("section", sections(), ids=lambda s: s[0][:40] if isinstance(s, tuple) else "")
+def test_prose_figures_and_quotes_come_from_checks(section):
+    title, prose, checks = section
+    checked = " ".join(checks)
+    numbers = {figure(n) for n in NUMBER.findall(checked.replace("-", " "))}
+    ranges = [json.loads(r) for r in re.findall(r" in (\[[^]]*\])", checked)]
+    for n in NUMBER.findall(prose):
+        within = n.count(".") < 2 and any(low <= float(n) <= high for low, high in ranges)
+        assert figure(n) in numbers or within, f"{title}: figure {n} is in no check"
+    for code in re.findall(r"`([^`]+)`", prose):
+        assert code in checked, f"{title}: `{code}` is in no check"
+    for quote in re.findall(r'"([^"]+)"', prose):
+        quote = " ".join(quote.split())  # a quotation may wrap across lines
+        assert f'"{quote}"' in checked, f'{title}: "{quote}" is quoted in no check'
+
+
+def test_checker_catches_a_wrong_figure():
+    record = load_evidence(RESULTS / "copilot" / "1.0.71" / "stop-block-loop.json")
+    assert holds(record, "observations.stop_invocations", "==", "126")
+    assert not holds(record, "observations.stop_invocations", "==", "180")
+    assert not holds(record, "*", "contains", '"no record holds this line"')
+
+
+def test_table_leaves_findings_alone(tmp_path):
+    dst = tmp_path / "results"
+    shutil.copytree(RESULTS, dst, ignore=shutil.ignore_patterns("*.html"))
+    before = (dst / "FINDINGS.md").read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "probes.cli", "table", "--results", str(dst)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (dst / "FINDINGS.md").read_bytes() == before
+    assert "FINDINGS" not in proc.stderr  # not warned about as a stray record
+    assert load(dst, strict=True)  # the */*/*.json globs never see a top-level .md
+
+
+def test_every_unearned_verdict_is_a_finding():
+    """A committed verdict its control shares (the tables' `=ctl`) measures nothing: each one
+    must be explained by a finding whose checks name that record."""
+    checked = {tuple(body.split(";")[0].split()) for _, body in ALL}
+    unexplained = [
+        f"{c.agent}@{c.version} {c.recipe}"
+        for c in load(RESULTS)
+        if c.same_as_control and (f"{c.agent}@{c.version}", c.recipe) not in checked
+    ]
+    assert not unexplained, f"verdicts equal to their control's, in no finding: {unexplained}"

@@ -1,0 +1,70 @@
+"""results/index.html from a synthetic tree of 150 releases per agent (our own rendering, so
+fake evidence is fine): one row per recipe, agents side by side, exact and open boundaries,
+colours by meaning, stable bytes; and, rendered in headless chromium, every row fits the screen."""
+
+from __future__ import annotations
+
+import re
+
+from probes.report.colours import LABELS, MEANINGS, meaning_of
+from probes.report.page import runs
+from tests.helpers import ROOT, page, tree
+from tests.synthetic import RESULTS
+
+
+def test_150_versions_render_as_one_row_per_recipe_with_agents_side_by_side(tmp_path):
+    root = tree(tmp_path / "results")
+    text = page(root)
+    assert text == page(root)  # the same evidence, the same bytes
+    assert "http://" not in text and "https://" not in text and "<link" not in text  # nothing fetched
+    assert len(text.encode()) < 60_000  # 600 records; the ticks come from one compact list per bar
+    row = re.search(r'<tr id="exit2-pretool".*?</tr>', text)
+    assert row and row.group().count("<td data-agent=") == 2  # claude and copilot on one row
+    assert 'data-p="0-149"' in row.group()  # every version probed: one run of ticks
+    assert row.group().count('class="bd x"') == 6  # 1.0.59 -> 1.0.60 exact, and around the flaky 1.0.100, per agent
+    assert row.group().count('class="seg m-flaky"') == 2 and "allowed×4 / denied×1 reason no 1.0.100" in row.group()
+    assert 'href="copilot/1.0.60/exit2-pretool.json"' in row.group()  # a segment links its first record
+    assert (
+        "denied reason no 1.0.0-1.0.59 | allowed reason no 1.0.60-1.0.99 | allowed×4 / denied×1 reason no 1.0.100 |"
+        in row.group()
+    )
+    hang = re.search(r'<tr id="hang-pretool".*?</tr>', text)
+    assert hang and hang.group().count('class="bd o"') == 2  # 1.0.98 ... 1.0.105: six releases unprobed
+    assert 'data-changes="1"' in hang.group() and "2 changes" in hang.group()
+    assert text.count('<tr id="') == 2  # one row per recipe, not per version
+    assert "A pre-tool hook exits 2" in row.group()  # the recipe's question on its row
+
+
+def test_colours_are_fixed_by_meaning_and_every_committed_label_has_one():
+    assert meaning_of("denied").key == meaning_of("fail-closed").key == "blocked"
+    assert meaning_of("allowed").key == meaning_of("fail-open").key == "ran"
+    assert meaning_of("held-by-stdout").key == "held" and meaning_of("no-hook").key == "quiet"
+    assert meaning_of("parallel×1 / serial×4").key == "flaky"
+    assert len({m.fill for m in MEANINGS}) == len(MEANINGS)  # one colour, one meaning
+    verdicts = {label for labels in LABELS.values() for label in labels}
+    import json
+
+    for path in RESULTS.glob("*/*/*.json"):  # a committed label is a verdict we know, or a recorded fact
+        label = json.loads(path.read_text())["outcome"]
+        recorded = re.fullmatch(
+            r"\d+-of-\d+-\w+|\d+-starts-\d+-prompts|[\w-]+(\+[\w-]+)+|[a-z_]+|[a-zA-Z]+|[a-z]+-[a-z-]+", label
+        )
+        assert label in verdicts or (recorded and meaning_of(label).key == "recorded"), (path, label)
+
+
+def test_every_label_a_classifier_spells_out_has_a_meaning():
+    """The labels written as literals in probes/classify/ (returned, or chosen in a
+    conditional or a table of labels) are each placed in a class by name."""
+    named = {label for labels in LABELS.values() for label in labels}
+    source = "".join(p.read_text() for p in (ROOT / "probes" / "classify").glob("*.py"))
+    found = set(re.findall(r'return \(?"([\w-]+)"|\("([\w-]+)" if', source))
+    found |= set(re.findall(r'else "([\w-]+)"(?: if|\)|,|$)', source, re.M)) | set(re.findall(r'"([\w-]+)" if \w+ and', source))
+    labels = {x for pair in found for x in (pair if isinstance(pair, tuple) else (pair,)) if x}
+    labels |= set(re.findall(r'\(\w+, \w+\): "([\w-]+)"', source)) | set(re.findall(r'(?:True|False|None): "([\w-]+)"', source))
+    labels -= {"threw"}  # how an extension handler ended (hook_exit), not an outcome
+    assert {"allowed", "camelCase", "mixed", "original", "unread", "could-not-drive"} <= labels  # the patterns see them
+    assert labels - named == set()
+
+
+def test_runs_compress_the_probed_places():
+    assert runs([0, 1, 2, 5, 7, 8]) == "0-2 5 7-8" and runs([]) == ""

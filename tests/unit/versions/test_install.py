@@ -1,0 +1,63 @@
+"""Installs: a failed install leaves nothing a later run would use; a real install is
+pruned and shares files with another version, and still runs a real probe."""
+
+from __future__ import annotations
+
+import pytest
+
+from probes.agents import AGENTS
+from probes.errors import HarnessError, InputError
+from probes.versions import cache as cache_mod
+from probes.versions import install, prefixes
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROBE_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def fake_npm(fail: bool):
+    def npm_install(package, version, staging, env=None):
+        binary = AGENTS["claude"].binary_path(staging)
+        binary.parent.mkdir(parents=True)
+        binary.write_text("#!/bin/sh\n")  # half an install: the binary is there already
+        if fail:
+            raise HarnessError("npm install failed midway")
+
+    return npm_install
+
+
+def test_failed_install_leaves_no_usable_prefix(cache, monkeypatch):
+    monkeypatch.setattr(install, "_npm_install", fake_npm(fail=True))
+    with pytest.raises(HarnessError):
+        install.install(AGENTS["claude"], "9.9.9")
+    assert not prefixes.installed(AGENTS["claude"], "9.9.9")
+    assert sorted(p.name for p in (cache / "cli" / "claude").iterdir()) == ["9.9.9.lock", "9.9.9.use"]  # no record
+
+
+def test_stale_partial_from_a_killed_install_is_cleared(cache, monkeypatch):
+    stale = cache / "cli" / "claude" / ".9.9.9.partial-99999"
+    stale.mkdir(parents=True)
+    monkeypatch.setattr(install, "_npm_install", fake_npm(fail=False))
+    prefix = install.install(AGENTS["claude"], "9.9.9")
+    assert prefixes.installed(AGENTS["claude"], "9.9.9") and prefix.name == "9.9.9"
+    assert not stale.exists()
+    assert prefixes.installed_versions(AGENTS["claude"]) == ["9.9.9"]
+
+
+def test_install_records_its_time_and_holds_the_version(cache, monkeypatch):
+    monkeypatch.setattr(install, "_npm_install", fake_npm(fail=False))
+    prefix = install.install(AGENTS["claude"], "9.9.9")
+    record = cache_mod.read_record(prefix)
+    assert record is not None and record["version"] == "9.9.9" and record["install_s"] >= 0
+    assert cache_mod.try_take(prefix) is None  # in use by this process: eviction skips it
+    cache_mod.release(prefix)
+
+
+def test_bad_cache_max_stops_before_installing(cache, monkeypatch):
+    monkeypatch.setenv("PROBE_CACHE_MAX", "20 gigs")
+    monkeypatch.setattr(install, "_npm_install", fake_npm(fail=False))
+    with pytest.raises(InputError, match="PROBE_CACHE_MAX"):
+        install.install(AGENTS["claude"], "9.9.9")
+    assert not (cache / "cli").exists()
