@@ -76,8 +76,8 @@ def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) ->
     # Start-up: plan loads the recipes' models (pydantic), after the runner was launched.
     from probes.pipeline.plan import register_hooks
 
+    recipe = load_recipe(recipe_name, AGENTS[spec.parse_spec(spec_text, AGENTS).agent])  # before any registry wait
     agent, requested, version = resolve(spec_text)
-    recipe = load_recipe(recipe_name, agent)
     if recipe.mode not in backend.modes:
         able = ", ".join(b.name for b in BACKENDS.values() if recipe.mode in b.modes)
         raise InputError(f"recipe {recipe.name!r} is {recipe.mode}: it runs with --backend {able}")
