@@ -183,7 +183,8 @@ def runner_plan(
         else agent.argv(prefix, recipe.prompt, recipe.permissive),
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
-        "budget_s": recipe.budget_s + agent.startup_s,  # an agent slow to start
+        "budget_s": recipe.budget_s + agent.startup_s,  # from the CLI's start; an agent slow to start
+        "turn_budget_s": recipe.budget_s,  # from its first model request: start-up under load is no verdict
         "run_id": uuid.uuid4().hex,
         "script": script(recipe.turns),
         "subagent_script": script(recipe.subagent_turns),

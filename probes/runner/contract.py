@@ -72,7 +72,8 @@ class Plan(TypedDict):
     argv: list[str]  # "{port}" in an argument is the scripted model's port, as in env
     env: dict[str, str]  # "{port}" in a value is the scripted model's port
     cwd: str
-    budget_s: float
+    budget_s: float  # from the CLI's start: all a CLI that does not reach its model gets
+    turn_budget_s: NotRequired[float]  # from its first model request, if that ends later (runner.deadline)
     run_id: str
     script: list[ScriptStep]
     subagent_script: NotRequired[list[ScriptStep]]
@@ -142,6 +143,8 @@ class Result(TypedDict):
     started_at: float
     cli_ended_at: float
     wall_s: float
+    first_model_request_at: NotRequired[float | None]  # the model log's first `t`: the CLI's start-up ended
+    deadline_at: NotRequired[float]  # when the budget cut, or would have cut, the session
     port: int
     hook_deaths: dict[str, float]  # pid -> when it was seen gone
     alive_at_cli_exit: list[int]

@@ -5,8 +5,8 @@ in a container). Standard library only.
 
 It starts the scripted model on loopback, starts the CLI in its own process group with the
 plan's argv and environment, watches the hook records while the session runs (to time each
-hook process's death), cuts the session at the plan's budget, kills every process of the run
-that is still alive, and writes RESULT.json. It knows nothing of recipes or agents.
+hook process's death), cuts the session at the plan's budget (`deadline`), kills every process
+of the run that is still alive, and writes RESULT.json. It knows nothing of recipes or agents.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -40,6 +41,23 @@ POLL_S = 0.02
 FULL_BELOW = 1024 * 1024  # a capped directory with less free space than this is full
 RECORD_MAX = 64 * 1024 * 1024  # a hook record as the watcher reads it (only its pids are kept)
 SETTLE_S = 5.0  # how long the runner waits, after its final kill, to see each hook process gone
+# A CLI slow to reach its model is given its turn budget past the plan's budget_s by at most
+# this: the backends wait budget_s + 30 s (probes/backends/base.py GRACE_S) for the runner,
+# which still has its sweep (up to SETTLE_S) to do after the cut.
+LATE_START_MAX_S = 20.0
+FIRST_T = re.compile(rb'^\{"seq": \d+, "t": ([0-9.]+),')  # the model log's first line, as model.py writes it
+
+
+def deadline(started: float, budget_s: float, turn_budget_s: float | None, first_request_at: float | None) -> float:
+    """When the session is cut. `budget_s` counts from the CLI's start: all a CLI that does not
+    reach its model gets (the agent's start-up allowance is in it). One that reaches it late,
+    its start-up slowed by a loaded machine, still gets `turn_budget_s` from its first model
+    request, up to LATE_START_MAX_S past budget_s: start-up is not a verdict. Never earlier
+    than budget_s: an agent's start-up allowance is kept for one that starts in time."""
+    cap = started + budget_s
+    if turn_budget_s is None or first_request_at is None or first_request_at > cap:
+        return cap
+    return max(cap, min(first_request_at + turn_budget_s, cap + LATE_START_MAX_S))
 
 
 def loopback_up() -> bool:
@@ -209,8 +227,33 @@ class LiveSession:
                 step["argv"] = [a.replace("{port}", str(model.port)) for a in step["argv"]]
         self.env["PROBE_RUN_ID"] = plan["run_id"]
         self.started = time.time()
-        self.deadline = self.started + float(plan["budget_s"])
+        self.deadline = self.started + float(plan["budget_s"])  # until the first model request
+        self.first_request_at: float | None = None
         self.filled: str | None = None
+
+    def past_deadline(self) -> bool:
+        """True once the budget (`deadline`) is spent; it is moved when the first model request
+        is seen in the model log (plan["turn_budget_s"])."""
+        now = time.time()
+        if self.first_request_at is None and "turn_budget_s" in self.plan:
+            self.first_request_at = self.first_model_request(now)
+            if self.first_request_at is not None:
+                turn_s = float(self.plan["turn_budget_s"])
+                self.deadline = deadline(self.started, float(self.plan["budget_s"]), turn_s, self.first_request_at)
+        return now >= self.deadline
+
+    def first_model_request(self, now: float | None) -> float | None:
+        """When the model logged its first request (its `t`; `now` if that cannot be read), or
+        None while the log is empty. Read as untrusted: the log lies in the run's directory."""
+        log = Path(self.plan["model_log"])
+        try:
+            head = untrusted.read(log.parent, log.name, 256, part="head")
+        except untrusted.Refused:
+            return None
+        if not head:
+            return None
+        m = FIRST_T.match(head)
+        return float(m.group(1)) if m else now
 
     def disk_full(self) -> bool:
         """True once a capped directory of the run (plan["capped"]: name -> path, each its own
@@ -277,7 +320,7 @@ def prompt_session(s: LiveSession) -> Ended:
             s.watcher.poll()
             if s.interrupted:
                 break
-            if time.time() >= s.deadline:
+            if s.past_deadline():
                 timed_out = True
                 break
             if s.disk_full():
@@ -369,6 +412,8 @@ def main(plan_path: str) -> int:
         "started_at": session.started,
         "cli_ended_at": ended.cli_ended_at,
         "wall_s": round(ended.cli_ended_at - session.started, 3),
+        "first_model_request_at": session.first_request_at or session.first_model_request(None),
+        "deadline_at": session.deadline,
         "port": model.port,
         "hook_deaths": {str(p): t for p, t in session.watcher.died_at.items()},
         "alive_at_cli_exit": ended.alive_at_cli_exit,
