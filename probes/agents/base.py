@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from probes.runner.contract import Markers
     from probes.versions.spec import Published
 
-NATIVE = "native"  # the config location every agent has: its own hook config
+NATIVE = "project"  # the config location every agent has: its own project hook config
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,10 @@ class Agent(Protocol):
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]
     extension: ExtensionSurface | None  # None: command hooks only
+    # The permission setups it can run under (catalog/setup.py), its default first: preapproved
+    # (the tools allowed up front), none (no such flag: the agent's own default), its modes.
+    permission_setups: tuple[str, ...] = ("preapproved", "none")
+    sessions: tuple[str, ...] = ("print", "interactive")  # how it can be driven: -p, a terminal
     # Files its native config writer names as the harness's own, as `probe recorder` names them
     # in a person's workspace instead (written name -> name there).
     recorder_names: Mapping[str, str] = MappingProxyType({})
@@ -114,11 +118,11 @@ class Agent(Protocol):
         ("{port}"), no auto-update. May prepare files under `home`."""
         ...
 
-    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+    def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
         """A prompt-mode (-p) session."""
         ...
 
-    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]: ...
+    def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]: ...
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         """Skip the first-run screens of an interactive session; environment changes (None

@@ -75,11 +75,17 @@ class Claude(Agent):
             "DISABLE_AUTOUPDATER": "1",
         }
 
-    def allowed(self, permissive: bool) -> list[str]:
-        return ["--allowedTools", "Bash,Write,Edit,Read,Agent"] if permissive else []
+    # preapproved: the tools allowed by name; none: no flag (the default mode); else a
+    # --permission-mode (an older release that lacks one refuses it: the run says so)
+    permission_setups = ("preapproved", "none", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 
-    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
-        return [str(self.binary_path(prefix)), "-p", prompt, *self.allowed(permissive)]
+    def allowed(self, permissions: str) -> list[str]:
+        if permissions == "preapproved":
+            return ["--allowedTools", "Bash,Write,Edit,Read,Agent"]
+        return [] if permissions == "none" else ["--permission-mode", permissions]
+
+    def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
+        return [str(self.binary_path(prefix)), "-p", prompt, *self.allowed(permissions)]
 
     # Interactive sessions (measured on 2.1.328): markers on the rendered screen, keys.
     tty: Tty = {
@@ -93,8 +99,8 @@ class Claude(Agent):
         "resume": ["--continue"],
     }
 
-    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
-        return [str(self.binary_path(prefix)), *self.allowed(permissive)]
+    def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]:
+        return [str(self.binary_path(prefix)), *self.allowed(permissions)]
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         """Skip every first-run screen: onboarding (which exits when offline), the API-key

@@ -11,7 +11,7 @@ in `-c` overrides, so the port reaches it through `-c` in the argv ("{port}", as
 Hooks: `<repo>/.codex/hooks.json` (Claude Code's shape), loaded only in a trusted project
 (a `[projects."<workspace>"]` trust entry) and run only once each hook is trusted by hash, or
 with `--dangerously-bypass-hook-trust` (since 0.131.0; 0.130.0 gates hooks on trust and has
-no way around it in `exec`). A recipe with `permissive: false` runs Codex as a user's plain
+no way around it in `exec`). A recipe with `setup: {permissions: none}` runs Codex as a user's plain
 `codex exec` does: no approvals bypass, sandboxed, and no hook-trust bypass either.
 """
 
@@ -153,16 +153,18 @@ class Codex(Agent):
             "PROBE_MODEL_KEY": "probe-offline-placeholder",
         }
 
-    def _flags(self, prefix: Path, permissive: bool) -> list[str]:
+    def _flags(self, prefix: Path, permissions: str) -> list[str]:
         flags = ["-c", 'model_providers.probe.base_url="http://127.0.0.1:{port}/v1"']
-        if permissive:  # tools run unasked and unsandboxed (the run's namespaces are the sandbox)
+        if permissions == "preapproved":  # tools run unasked and unsandboxed (the run's namespaces are the sandbox)
             flags.append("--dangerously-bypass-approvals-and-sandbox")
             if _version(prefix) >= BYPASS_HOOK_TRUST_SINCE:  # the recipe's hooks, not reviewed by hand
                 flags.append("--dangerously-bypass-hook-trust")
         return flags
 
-    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
-        return [str(self.launcher(prefix)), "exec", *self._flags(prefix, permissive), prompt]
+    sessions = ("print",)  # its terminal UI is not driven yet
+
+    def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
+        return [str(self.launcher(prefix)), "exec", *self._flags(prefix, permissions), prompt]
 
     # Interactive sessions: not measured yet (the TUI is not driven).
     tty: Tty = {
@@ -172,8 +174,8 @@ class Codex(Agent):
         "resume": ["resume", "--last"],
     }
 
-    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
-        return [str(self.launcher(prefix)), *self._flags(prefix, permissive)]
+    def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]:
+        return [str(self.launcher(prefix)), *self._flags(prefix, permissions)]
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         return {}

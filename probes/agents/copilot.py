@@ -13,7 +13,7 @@ from probes.agents.base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, Extensio
 from probes.agents.claude import CLAUDE_SETTINGS, write_settings
 from probes.agents.config import HookSource, write_github_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
-from probes.errors import HarnessError
+from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
 
 if TYPE_CHECKING:
@@ -138,9 +138,10 @@ class Copilot(Agent):
             "COPILOT_AUTO_UPDATE": "false",
         }
 
-    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
-        # -p needs --allow-all-tools; a recipe that wants no pre-approval sets
-        # COPILOT_ALLOW_ALL in its env instead.
+    def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
+        # -p needs --allow-all-tools: no pre-approval is a terminal session's (interactive)
+        if permissions != "preapproved":
+            raise InputError("copilot -p needs --allow-all-tools: permissions=none runs with session=interactive")
         return [str(self.binary_path(prefix)), "-p", prompt, "--allow-all-tools", "--no-auto-update"]
 
     # Interactive sessions (measured on 1.0.80 and 1.0.92): markers on the rendered screen, keys.
@@ -155,8 +156,9 @@ class Copilot(Agent):
         "resume": ["--continue"],
     }
 
-    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
-        return [str(self.binary_path(prefix)), "--no-auto-update", *(["--allow-all-tools"] if permissive else [])]
+    def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]:
+        allow = ["--allow-all-tools"] if permissions == "preapproved" else []
+        return [str(self.binary_path(prefix)), "--no-auto-update", *allow]
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         """Trust the workspace (no trust dialog; repo hooks load only in a trusted folder)

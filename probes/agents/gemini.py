@@ -136,10 +136,11 @@ class Gemini(Agent):
             "GEMINI_TELEMETRY_ENABLED": "false",
         }
 
-    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
-        return [str(self.binary_path(prefix)), "-p", prompt, "-m", self.model, *(["--yolo"] if permissive else [])]
+    def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
+        return [str(self.binary_path(prefix)), "-p", prompt, "-m", self.model, *self.approval(permissions)]
 
     # Interactive sessions are not driven yet: no markers measured.
+    sessions = ("print",)
     tty: Tty = {
         "markers": {"ready": r"(?!)", "busy": r"(?!)", "approval": r"(?!)"},
         "keys": {"yes": "1", "no": "\x1b"},
@@ -147,8 +148,15 @@ class Gemini(Agent):
         "resume": ["--resume", "latest"],
     }
 
-    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
-        return [str(self.binary_path(prefix)), "-m", self.model, *(["--yolo"] if permissive else [])]
+    def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]:
+        return [str(self.binary_path(prefix)), "-m", self.model, *self.approval(permissions)]
+
+    permission_setups = ("preapproved", "none", "auto_edit")
+
+    def approval(self, permissions: str) -> list[str]:
+        if permissions == "preapproved":
+            return ["--yolo"]
+        return [] if permissions == "none" else ["--approval-mode", permissions]
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:
         return {}

@@ -189,7 +189,10 @@ class VSCode(Agent):
             shutil.copy(RUNNER_DIR / name, bin_dir / name)
         return {"PROBE_MODEL_URL": "http://127.0.0.1:{port}/v1/chat/completions", "SHELL": "/bin/bash"}
 
-    def argv(self, prefix: Path, prompt: str, permissive: bool = True) -> list[str]:
+    permission_setups = ("preapproved",)  # without it the turn waits for a person to approve
+    sessions = ("print",)  # the chat it drives (no terminal session)
+
+    def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
         session = 'exec python3 -S -E -s "$HOME/.vscode-probe/bin/vscode_session.py" "$@"'
         return ["/bin/sh", "-c", session, "vscode-session", str(prefix), prompt]
 
@@ -201,7 +204,7 @@ class VSCode(Agent):
         "resume": [],
     }
 
-    def interactive_argv(self, prefix: Path, permissive: bool = True) -> list[str]:
+    def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]:
         raise HarnessError("vscode has no interactive terminal sessions")
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:

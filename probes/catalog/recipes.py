@@ -6,16 +6,19 @@ a recipe as one agent runs it is a ResolvedRecipe."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
+from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, config_locations
 from probes.catalog.names import NAME_MAX, NAME_RE, recipe_files, recipes_dir
 from probes.catalog.parts import COMMAND_ONLY, EXTENSION_ONLY, Action, Behavior, Claim, Hook, Step, Strict, pick
+from probes.catalog.setup import key as setup_key
+from probes.catalog.setup import resolve as setup_resolve
+from probes.catalog.setup import stem as setup_stem
 from probes.classify import CLASSIFIERS
 from probes.errors import InputError
 from probes.limits import RECIPE_MAX_BYTES, BadFile, check_env, compose_yaml, decode, inside, nul_at, read_bounded, yaml_line
@@ -43,6 +46,11 @@ class Recipe(Strict):
     disk_mb: int = Field(default=DISK_MB, ge=16, le=4096)  # each directory the session writes is capped at this
     env: Env | dict[str, Env] = Field(default_factory=dict)  # CLI env changes (None unsets), or one per agent
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
+    # Its default setup (catalog/setup.py): keys the recipe leaves out take each agent's default.
+    # config_location, permissive and mode are its older spellings of config, permissions, session.
+    setup: dict[str, str] = Field(default_factory=dict)
+    # The other setups it is committed under, each over `setup` (`agents`: only those).
+    setups: list[dict[str, str | list[str]]] = Field(default_factory=list)
     config_location: str = NATIVE  # where the hooks are written: one of the agents' config_locations
     permissive: bool = True  # tools pre-approved (Copilot --allow-all-tools; Claude --allowedTools)
     watch_files: list[str] = Field(default_factory=list)  # more side effects to time
@@ -92,8 +100,13 @@ class Recipe(Strict):
         for c in self.claims:
             if c.agent not in self.agents:
                 raise ValueError(f"claim for {c.agent!r}, which the recipe does not apply to")
-        if self.session and self.mode != "interactive":
+        if self.session and self.default_setup().get("session") != "interactive":
             raise ValueError("`session` is for `mode: interactive`")
+        for agent in self.agents:
+            setup_of(AGENTS[agent], self.default_setup(), where="setup")
+            for n, other in enumerate(self.setups):
+                if agent in (self.setup_agents(other) or self.agents):
+                    setup_of(AGENTS[agent], self.default_setup(), self.setup_values(other), where=f"setups.{n}")
         wrong = COMMAND_ONLY if self.surface == "extension" else EXTENSION_ONLY
         for hook in self.hooks:
             for b in hook.behavior.values() if isinstance(hook.behavior, dict) else [hook.behavior]:
@@ -101,6 +114,34 @@ class Recipe(Strict):
                 if used:
                     raise ValueError(f"{', '.join(used)}: not for {self.surface} hooks")
         return self
+
+    def default_setup(self) -> dict[str, str]:
+        """`setup`, with the older spellings folded in (giving both is an error)."""
+        legacy = {
+            "config": self.config_location if "config_location" in self.model_fields_set else None,
+            "permissions": None if self.permissive else "none",
+            "session": "interactive" if self.mode == "interactive" else None,
+        }
+        out = dict(self.setup)
+        for k, v in legacy.items():
+            if v is not None:
+                if k in out and out[k] != v:
+                    raise ValueError(f"setup.{k} and its older spelling disagree ({out[k]}, {v})")
+                out[k] = v
+        return out
+
+    @staticmethod
+    def setup_agents(other: Mapping[str, str | list[str]]) -> list[str] | None:
+        agents = other.get("agents")
+        return [agents] if isinstance(agents, str) else agents
+
+    @staticmethod
+    def setup_values(other: Mapping[str, str | list[str]]) -> dict[str, str]:
+        return {k: v for k, v in other.items() if k != "agents" and isinstance(v, str)}
+
+    def declared_setups(self, agent: str) -> list[dict[str, str]]:
+        """The setups (over the default) this recipe is committed under on `agent`."""
+        return [self.setup_values(o) for o in self.setups if agent in (self.setup_agents(o) or self.agents)]
 
     def control_for(self, agent: str) -> str | None:
         return pick(self.control, agent) if self.control is not None else None
@@ -122,8 +163,11 @@ class Recipe(Strict):
             return dict(per_agent) if isinstance(per_agent, dict) else {}
         return {k: v for k, v in self.env.items() if not isinstance(v, dict)}
 
-    def for_agent(self, agent: str) -> ResolvedRecipe:
-        """This recipe as one agent runs it: every per-agent value picked, its hooks only."""
+    def for_agent(self, agent: str, override: Mapping[str, str] | None = None) -> ResolvedRecipe:
+        """This recipe as one agent runs it: every per-agent value picked, its hooks only, in its
+        default setup or that with `override` over it (checked: InputError)."""
+        base = setup_resolve(AGENTS[agent], self.default_setup())
+        setup = setup_resolve(AGENTS[agent], base, override or {})
         hooks = tuple(
             ResolvedHook(
                 index=n,
@@ -154,13 +198,15 @@ class Recipe(Strict):
             disk_mb=self.disk_mb,
             env=self.env_for(agent),
             cwd=self.cwd,
-            config_location=self.config_location,
-            permissive=self.permissive,
+            config_location=setup["config"],
+            permissions=setup["permissions"],
             watch_files=tuple(self.watch_files),
             claims=tuple(self.claims),
             surface=self.surface,
-            mode=self.mode,
+            mode="interactive" if setup["session"] == "interactive" else "prompt",
             actions=tuple(self.actions()),
+            setup=setup,
+            setup_key=setup_key(setup, base),
         )
 
 
@@ -202,14 +248,29 @@ class ResolvedRecipe:
     budget_s: float
     env: Mapping[str, str | None]  # CLI environment changes (None unsets)
     cwd: str | None
-    config_location: str
-    permissive: bool
+    config_location: str  # = setup["config"]
+    permissions: str  # = setup["permissions"]
     watch_files: tuple[str, ...]
     claims: tuple[Claim, ...]
     surface: str
-    mode: str
+    mode: str  # prompt or interactive: setup["session"] as records name it
     actions: tuple[Action, ...]  # interactive: what the person does
     disk_mb: int = DISK_MB  # each directory the session writes is capped at this (rundirs.py)
+    setup: Mapping[str, str] = field(default_factory=dict)  # every dimension (catalog/setup.py)
+    setup_key: str = ""  # what differs from the recipe's default setup ("" when nothing)
+
+    @property
+    def stem(self) -> str:
+        """Its record's file name without .json: the recipe, and its setup when not the default."""
+        return setup_stem(self.name, self.setup_key)
+
+
+def setup_of(agent: Agent, *layers: Mapping[str, str], where: str) -> None:
+    """A recipe's setup checked for `agent` (ValueError, as a recipe's validator raises)."""
+    try:
+        setup_resolve(agent, *layers)
+    except InputError as e:
+        raise ValueError(f"{where}: {e}") from None
 
 
 def load_file(path: Path) -> Recipe:

@@ -14,6 +14,7 @@ from probes.agents import NATIVE, Agent, Registration
 from probes.backends import BACKENDS
 from probes.catalog.recipes import ResolvedRecipe
 from probes.catalog.scenarios import Scenario
+from probes.catalog.setup import default as setup_default
 from probes.check.config import ConfigFile, Configured
 from probes.check.model import StepReport
 from probes.check.workspace import lay_out, watch_shells
@@ -157,13 +158,14 @@ def recipe_of(agent: Agent, scenario: Scenario, variant: str) -> ResolvedRecipe:
         env={},
         cwd=None,
         config_location=NATIVE,
-        permissive=True,
+        permissions="preapproved",
         watch_files=tuple(scenario.files),
         claims=(),
         surface="user-hooks",
         mode="prompt",
         actions=(),
         disk_mb=scenario.disk_mb,
+        setup=setup_default(agent),
     )
 
 

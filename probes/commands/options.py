@@ -55,6 +55,17 @@ def add_repeat(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("--repeat", type=count("--repeat", 1, MAX_REPEAT), default=1, metavar="N", help=help)
 
 
+def add_setup(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--setup",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="run under another setup than the recipe's: config, session, permissions or sh "
+        "(repeatable; `probe list --setups` shows each agent's values)",
+    )
+
+
 def add_jobs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--jobs",

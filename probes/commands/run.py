@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from probes.agents import AGENTS
 from probes.backends import BACKENDS
 from probes.catalog.names import recipe_named
-from probes.commands.options import add_json, add_repeat, add_results
+from probes.catalog.setup import parse_pairs, setup_line
+from probes.commands.options import add_json, add_repeat, add_results, add_setup
 from probes.errors import Exit
 from probes.versions.named import spec_of
 
@@ -25,17 +26,19 @@ def add_arguments(r: argparse.ArgumentParser) -> None:
     add_results(r)
     add_json(r, "print the evidence record on stdout")
     add_repeat(r, "run the probe N times")
+    add_setup(r)
 
 
 def handle(args: argparse.Namespace) -> int:
     """With --repeat N, N probes; --json then prints a JSON array of their records."""
     s = spec_of(args.spec)
     recipe_named(args.recipe)  # before the registry is asked or anything installed
+    setup = parse_pairs(args.setup)
     # the pipeline (run directories, the installer, the runner's hook): imported when a probe
     # runs, so `probe run --help` and a mistyped name answer as fast as before
     from probes.pipeline.run import probe_repeated
 
-    records, path = probe_repeated(str(s), args.recipe, Path(args.results), args.backend, args.repeat)
+    records, path = probe_repeated(str(s), args.recipe, Path(args.results), args.backend, args.repeat, setup)
     if not args.json:
         print(summary(records[-1], path))
     elif args.repeat == 1:
@@ -73,6 +76,7 @@ def summary(ev: Evidence, path: Path | str) -> str:
         ("requested", ev.requested_version),
         ("executed", version),
         ("recipe", ev.recipe),
+        *([("setup", setup_line(ev.setup, ev.setup_key))] if ev.setup else []),
         ("outcome", ev.outcome),
         ("observations", obs),
         ("invocations", ", ".join(f"{k} {v}" for k, v in ev.invocations_by_event.items()) or "none"),

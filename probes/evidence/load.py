@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from probes.catalog.setup import base_of, split_stem, stem
 from probes.errors import InputError
 from probes.evidence.model import Evidence, load_evidence
 from probes.evidence.store import Blobs
@@ -22,6 +23,12 @@ class Cell:
     path: Path
     record: Evidence
     same_as_control: bool = False  # its control got the same label on this version: not earned
+
+    @property
+    def setup_key(self) -> str:
+        """What its setup changes from its recipe's default ("" when nothing): `recipe` is the
+        record's file stem, RECIPE@KEY, so each setup is a row of its own."""
+        return split_stem(self.recipe)[1]
 
     @property
     def label(self) -> str:
@@ -49,7 +56,7 @@ def load(
     blobs = Blobs()  # a blob many records refer to is read once
     for path in sorted(results.glob("*/*/*.json")):
         a, v, r = path.parts[-3], path.parts[-2], path.stem
-        if (agent and a != agent) or (recipe and r != recipe) or (version and v != version):
+        if (agent and a != agent) or (recipe and recipe not in (r, base_of(r))) or (version and v != version):
             continue
         try:
             cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path, blobs=blobs))))
@@ -64,13 +71,14 @@ def load(
 
 
 def mark_unearned(cells: list[Cell], blobs: Blobs) -> list[Cell]:
-    """Flag each cell whose control recipe got the same label on the same agent and version:
-    that verdict measures nothing (the hook's answer was ignored, or the run could not tell).
-    A control outside the loaded cells (a `--recipe` table) is read from beside the record."""
+    """Flag each cell whose control recipe got the same label on the same agent and version, in
+    the same setup: that verdict measures nothing (the hook's answer was ignored, or the run
+    could not tell). A control outside the loaded cells (a `--recipe` table) is read from
+    beside the record."""
     outcome = {(c.agent, c.version, c.recipe): c.record.outcome for c in cells}
     out = []
     for c in cells:
-        control = c.record.control
+        control = stem(c.record.control, c.setup_key) if c.record.control else None
         key = (c.agent, c.version, control or "")
         if control and key not in outcome and (c.path.parent / f"{control}.json").is_file():
             try:

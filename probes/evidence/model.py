@@ -109,6 +109,9 @@ class Invocation(Record):
     # recorded by a person (probes/recorder.py): the names only; env holds no other value. Left out
     # of a driven record, so records made before it existed are stored byte for byte as they were.
     env_names: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # what started it: {"exe": as /proc showed it, "is": the shell it was (by inode), else the
+    # exe's name}; absent in records made before it was read
+    parent: dict[str, str] | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelRequest(Record):
@@ -219,6 +222,13 @@ class Evidence(Record):
     provenance: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # what the session did to the run itself: "records unreadable: ...", "disk full: ..."
     error: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # The setup it was measured under (catalog/setup.py: config, session, permissions, sh), and
+    # what of it differs from its recipe's default (its file name's @suffix; "" when nothing).
+    setup: dict[str, str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    setup_key: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    # What the run itself showed of its setup: {"sh": the shell at /bin/sh inside the run,
+    # "hook_parents": {what started the hooks: count}}
+    setup_read: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def to_json(self) -> str:
         """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""
@@ -227,7 +237,8 @@ class Evidence(Record):
 
 def evidence_path(results: Path, ev: Evidence) -> Path:
     version = ev.executed_version or f"unknown-{ev.requested_version}"
-    return results / ev.agent / version / f"{ev.recipe}.json"
+    suffix = f"@{ev.setup_key}" if ev.setup_key else ""
+    return results / ev.agent / version / f"{ev.recipe}{suffix}.json"
 
 
 def save_evidence(path: Path, ev: Evidence) -> None:

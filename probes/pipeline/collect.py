@@ -20,12 +20,13 @@ from probes.classify import SENTINEL_RE, hook_texts
 from probes.errors import HarnessError
 from probes.evidence.model import CliRun, Collected, Invocation, ModelRequest
 from probes.evidence.provenance import checked
+from probes.pipeline import shells
 from probes.pipeline.normalise import known_values, normalise
 from probes.pipeline.plan import Hooks, marker_path
 from probes.pipeline.redact import known_secrets, redact, redact_env, secret_name
 from probes.pipeline.rundirs import RunDirs
 from probes.runner import untrusted
-from probes.runner.contract import HookRecord, ModelLogEntry, Plan, Result
+from probes.runner.contract import HookRecord, ModelLogEntry, Parent, Plan, Result
 
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
@@ -126,7 +127,19 @@ def invocation(rec: HookRecord, canonical: str, run: RunDirs, result: Result) ->
         surface=rec.get("surface") or "command",
         extension_result=rec.get("extension_result"),
         error=rec.get("error"),
+        parent=parent_of(rec.get("parent")),
     )
+
+
+def parent_of(parent: Parent | None) -> dict[str, str] | None:
+    """What started a hook, named: the shell it is by inode (a shell bound over another's
+    path shows that path), else the executable's name."""
+    if not isinstance(parent, dict):
+        return None
+    exe, dev, ino = parent.get("exe"), parent.get("dev"), parent.get("ino")
+    if not isinstance(exe, str) or not isinstance(dev, int) or not isinstance(ino, int):
+        return None
+    return {"exe": exe[:200], "is": shells.named(dev, ino) or os.path.basename(exe)[:60]}
 
 
 RECORD_NAME = re.compile(r"\d{1,24}-\d{1,10}\.json")  # hook.py's and the shim's: <start ns>-<pid>.json

@@ -22,6 +22,7 @@ from probes.backends.base import PASSED_ENV
 from probes.catalog.parts import Step
 from probes.catalog.recipes import ResolvedRecipe
 from probes.errors import InputError
+from probes.pipeline import shells
 from probes.pipeline.rundirs import RunDirs  # the directories of one run
 from probes.runner.contract import (
     ExtensionConfig,
@@ -180,7 +181,7 @@ def runner_plan(
     plan: Plan = {
         "argv": interactive[0]["steps"][0].get("argv", [])
         if interactive
-        else agent.argv(prefix, recipe.prompt, recipe.permissive),
+        else agent.argv(prefix, recipe.prompt, recipe.permissions),
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
         "budget_s": recipe.budget_s + agent.startup_s,  # from the CLI's start; an agent slow to start
@@ -195,7 +196,7 @@ def runner_plan(
         "stdout": str(run.root / "cli.stdout"),
         "stderr": str(run.root / "cli.stderr"),
         "result": str(run.root / "result.json"),
-        "jail": jail_spec(run, prefix, node_dir),
+        "jail": jail_spec(run, prefix, node_dir, recipe.setup.get("sh", "dash")),
         "disk": run.disk,
     }
     if run.capped:
@@ -205,17 +206,22 @@ def runner_plan(
     return plan
 
 
-def jail_spec(run: RunDirs, prefix: Path, node_dir: str) -> JailSpec:
-    """What the runner's filesystem jail makes writable, keeps readable and hides (see
-    probes/runner/jail.py); a backend without a private mount namespace drops it."""
+def jail_spec(run: RunDirs, prefix: Path, node_dir: str, sh: str = "dash") -> JailSpec:
+    """What the runner's filesystem jail makes writable, keeps readable and hides, and the
+    shell it binds at /bin/sh (see probes/runner/jail.py); a backend without a private mount
+    namespace drops it."""
     home = os.path.expanduser("~")
     hide = [*HIDDEN, *([home] if home not in ("/", "") else [])]
-    return {
+    spec: JailSpec = {
         "writable": [str(run.root)],
         "owned": [str(d) for d in (run.workspace, run.home, run.tmp, run.records)],
         "keep": [str(prefix), node_dir, sys.prefix, sys.base_prefix],
         "hide": list(dict.fromkeys(hide)),
     }
+    bound = shells.bind(sh)
+    if bound:
+        spec["sh"] = bound
+    return spec
 
 
 def terminal_plan(
@@ -226,7 +232,7 @@ def terminal_plan(
     prompt carries a marker (PROBE-PROMPT-N) that selects its own model script."""
     env.update({"TERM": "xterm-256color", "NO_COLOR": None})
     env.update(agent.prepare_interactive(run.home, cwd, env))
-    argv = agent.interactive_argv(prefix, recipe.permissive)
+    argv = agent.interactive_argv(prefix, recipe.permissions)
     steps: list[TtyStep] = [{"do": "start", "argv": argv}]
     scripts: dict[str, list[ScriptStep]] = {}
     for action in recipe.actions:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,21 +44,26 @@ def resolve(spec_text: str) -> tuple[Agent, str, str]:
     return agent, s.version, spec.resolve(s, agent.package, translate=agent.translate_version)
 
 
-def load_recipe(name: str, agent: Agent) -> ResolvedRecipe:
+def load_recipe(name: str, agent: Agent, setup: Mapping[str, str] | None = None) -> ResolvedRecipe:
     # Start-up: the recipes' models (pydantic), loaded once the runner was launched.
     from probes.catalog.recipes import get as get_recipe
 
     recipe = get_recipe(name)
     if agent.name not in recipe.agents:
         raise InputError(f"recipe {name!r} does not apply to {agent.name} (it applies to {', '.join(recipe.agents)})")
-    return recipe.for_agent(agent.name)
+    return recipe.for_agent(agent.name, setup)
 
 
 def probe_repeated(
-    spec_text: str, recipe_name: str, results: Path, backend_name: str = "local", repeat: int = 1
+    spec_text: str,
+    recipe_name: str,
+    results: Path,
+    backend_name: str = "local",
+    repeat: int = 1,
+    setup: Mapping[str, str] | None = None,
 ) -> tuple[list[Evidence], Path]:
     """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
-    records = [probe(spec_text, recipe_name, results, backend_name, write=False)[0] for _ in range(repeat)]
+    records = [probe(spec_text, recipe_name, results, backend_name, write=False, setup=setup)[0] for _ in range(repeat)]
     # A record module (steps.RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
     from probes.evidence.model import evidence_path, save_evidence
 
@@ -70,13 +76,15 @@ def probe_repeated(
     return records, path
 
 
-def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs) -> Prepared:
+def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs, setup: Mapping[str, str] | None = None) -> Prepared:
     """Everything a probe does before its session: the version (installed once), the recipe,
     the workspace, the hooks registered, the runner's plan. Bad input fails here, in this order."""
     # Start-up: plan loads the recipes' models (pydantic), after the runner was launched.
     from probes.pipeline.plan import register_hooks
 
-    recipe = load_recipe(recipe_name, AGENTS[spec.parse_spec(spec_text, AGENTS).agent])  # before any registry wait
+    recipe = load_recipe(recipe_name, AGENTS[spec.parse_spec(spec_text, AGENTS).agent], setup)  # before any registry wait
+    if recipe.setup["sh"] != "dash" and backend.name != "local":  # only the local jail binds a shell
+        raise InputError(f"sh={recipe.setup['sh']} runs with --backend local (the image's /bin/sh is dash)")
     agent, requested, version = resolve(spec_text)
     if recipe.mode not in backend.modes:
         able = ", ".join(b.name for b in BACKENDS.values() if recipe.mode in b.modes)
@@ -93,14 +101,19 @@ _previous_end: list[float] = []  # when this process's last probe ended (the nex
 
 
 def probe(
-    spec_text: str, recipe_name: str, results: Path, backend_name: str = "local", write: bool = True
+    spec_text: str,
+    recipe_name: str,
+    results: Path,
+    backend_name: str = "local",
+    write: bool = True,
+    setup: Mapping[str, str] | None = None,
 ) -> tuple[Evidence, Path]:
     """One probe: the shared session (steps.session), read by the recipe's classifier."""
     entered = time.time()
     began = _previous_end[-1] if _previous_end else process_start()
     backend = BACKENDS[backend_name]
     check_writable(results)
-    with steps.session(backend, lambda run: prepare(spec_text, recipe_name, backend, run)) as done:
+    with steps.session(backend, lambda run: prepare(spec_text, recipe_name, backend, run, setup)) as done:
         # Record modules (steps.RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
         from probes.classify import label
         from probes.evidence.model import HarnessTimes, evidence_path, save_evidence

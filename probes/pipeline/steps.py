@@ -22,7 +22,8 @@ import platform
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from probes.agents import Agent
     from probes.backends import Backend, BackendRun
     from probes.catalog.recipes import ResolvedRecipe
-    from probes.evidence.model import Collected, Evidence
+    from probes.evidence.model import Collected, Evidence, Invocation
     from probes.pipeline.plan import Hooks
     from probes.runner.contract import Plan
 
@@ -150,6 +151,16 @@ def session(backend: Backend, prepare: Callable[[RunDirs], Prepared], runner_fil
         yield Ran(run, ready, backend, ran, collected, secrets, planned_at, returned_at)
 
 
+def setup_read(jailed: Mapping[str, Any], invocations: Sequence[Invocation]) -> dict[str, Any]:
+    """What the run showed of its setup: the shell at /bin/sh inside it (None: no jail of
+    ours, as in a container), and what started its hooks."""
+    from probes.pipeline.shells import named
+
+    sh = jailed.get("sh")
+    parents = Counter(i.parent["is"] for i in invocations if i.parent)
+    return {"sh": named(sh["dev"], sh["ino"]) if isinstance(sh, dict) else None, "hook_parents": dict(sorted(parents.items()))}
+
+
 def evidence(done: Ran, outcome: str, observations: dict[str, Any]) -> Evidence:
     """The session's record, with the caller's reading of it."""
     # Record modules (RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
@@ -189,6 +200,9 @@ def evidence(done: Ran, outcome: str, observations: dict[str, Any]) -> Evidence:
         surface=recipe.surface,
         route=ready.hooks.route,
         mode=recipe.mode,
+        setup=dict(recipe.setup) or None,
+        setup_key=recipe.setup_key if recipe.setup else None,
+        setup_read=setup_read(jailed, session.invocations) if recipe.setup else None,
         transcript=session.transcript,
         outcome=outcome,
         observations=observations,

@@ -9,6 +9,7 @@ import hashlib
 from pathlib import Path
 
 from probes.catalog.recipes import load_all
+from probes.catalog.setup import base_of
 from probes.errors import InputError
 from probes.evidence.claims import verdict_of
 from probes.evidence.load import Cell, load
@@ -104,7 +105,7 @@ def cite(cell: Cell, results: Path) -> str:
         verdict = {"agrees": "agrees with", "disagrees": "**disagrees** with", "untested": "does not test"}[verdict_of(c)]
         why = f" ({c['reason']})" if verdict_of(c) != "agrees" and c.get("reason") else ""
         lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"{why}')
-    recipe = load_all().get(cell.recipe)
+    recipe = load_all().get(base_of(cell.recipe))
     unread: list[str] = []  # the cited record was read strictly; a neighbour that cannot be is named here
     cells = load(results, cell.agent, cell.recipe, skipped=unread)
     ln = line(

@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from probes.catalog.setup import base_of
 from probes.evidence.load import Cell, grouped, versions_of
 from probes.report.cells import Classifiers, Known
 from probes.report.colours import MEANINGS, css, meaning_of
@@ -116,11 +117,11 @@ def rows(cells: list[Cell], axes: dict[str, list[str]], classifiers: Classifiers
     for c in sorted(cells, key=lambda c: semver_key(c.version)):
         newest[c.recipe] = c  # the question and control as the newest record states them
     out = []
-    for group in sorted({classifiers.get(r, "other") for r in newest}):
+    for group in sorted({classifiers.get(base_of(r), "other") for r in newest}):
         out.append(f'<tr class="grp" data-group="{esc(group)}"><th colspan="{len(agents) + 1}">{esc(group)}</th></tr>')
-        for recipe in sorted(r for r in newest if classifiers.get(r, "other") == group):
+        for recipe in sorted(r for r in newest if classifiers.get(base_of(r), "other") == group):
             rec = newest[recipe].record
-            lines = {a: line(by.get((a, recipe), []), a, recipe, classifiers.get(recipe), known.get(a)) for a in agents}
+            lines = {a: line(by.get((a, recipe), []), a, recipe, classifiers.get(base_of(recipe)), known.get(a)) for a in agents}
             changes = sum(len(ln.boundaries) for ln in lines.values())
             tds = []
             for a in agents:
@@ -156,7 +157,9 @@ def legend_colours() -> str:
 
 def claims_tables(cells: list[Cell], agent: str, classifiers: Classifiers) -> str:
     body = "".join(
-        f'<tr data-group="{esc(classifiers.get(row[0], "other"))}">' + "".join(f"<td>{esc(x)}</td>" for x in row) + "</tr>"
+        f'<tr data-group="{esc(classifiers.get(base_of(row[0]), "other"))}">'
+        + "".join(f"<td>{esc(x)}</td>" for x in row)
+        + "</tr>"
         for row in claims_list(cells, agent)
     )
     if not body:
@@ -247,7 +250,7 @@ def html_page(cells: list[Cell], classifiers: Classifiers, base: Path, known: Kn
     rel = os.path.relpath(results, base)
     prefix = "" if rel == "." else Path(rel).as_posix() + "/"  # the script's links, relative to the page
     axes_json = json.dumps(axes, sort_keys=True).replace("</", "<\\/")
-    groups = sorted({classifiers.get(c.recipe, "other") for c in cells})
+    groups = sorted({classifiers.get(base_of(c.recipe), "other") for c in cells})
 
     def opts(items: list[str]) -> str:
         return "".join(f"<option>{esc(i)}</option>" for i in items)

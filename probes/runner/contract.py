@@ -56,6 +56,16 @@ class Interactive(TypedDict):
     ready_timeout_s: float
 
 
+class ShBind(TypedDict):
+    source: str  # the chosen shell's binary
+    target: str  # the binary /bin/sh resolves to on the host
+
+
+class Inode(TypedDict):
+    dev: int
+    ino: int
+
+
 class JailSpec(TypedDict):
     """What the filesystem jail makes writable, keeps readable and hides (see jail.py)."""
 
@@ -66,6 +76,7 @@ class JailSpec(TypedDict):
     host_mount_ns: NotRequired[str]  # the backend's, so the runner can tell it has its own
     shells: NotRequired[dict[str, str]]  # probe check: a system shell's real path -> where the real binary is bound
     wrapper: NotRequired[str]  # what is bound over those shells (the check's launcher of shim.py)
+    sh: NotRequired[ShBind]  # the setup's shell, bound over the host's /bin/sh binary
 
 
 class Plan(TypedDict):
@@ -102,6 +113,7 @@ class Jailed(TypedDict):
     user: str
     hidden: NotRequired[list[str]]
     error: NotRequired[str]  # why the jail could not be made
+    sh: NotRequired[Inode]  # the file /bin/sh is inside the jail (a bind keeps its source's inode)
 
 
 class TtyStepRecord(TypedDict):
@@ -251,6 +263,12 @@ class Signal(TypedDict):
     at: float
 
 
+class Parent(TypedDict):
+    exe: str  # as /proc shows it: a bound binary shows the path it is bound over
+    dev: int  # the file it is: which shell, whatever path it was bound over
+    ino: int
+
+
 class HookRecord(TypedDict):
     """One hook call, as hook.py (or extension.mjs) leaves it."""
 
@@ -274,6 +292,7 @@ class HookRecord(TypedDict):
     stderr: str | None
     exit_code: int | None
     killed_by_signal: str | None
+    parent: NotRequired[Parent | None]  # the process that started the hook (None: gone, or not readable)
     crashed_with: NotRequired[str]
     grandchild_pid: NotRequired[int]
     signals: NotRequired[list[Signal]]

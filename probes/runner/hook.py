@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook
 if TYPE_CHECKING:
     from types import FrameType
 
-    from .contract import HookBehavior, HookConfig, HookRecord
+    from .contract import HookBehavior, HookConfig, HookRecord, Parent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EOF_WAIT_S = 0.5  # after a complete JSON document, how long to wait for end of input
@@ -126,7 +126,19 @@ def new_record(key: str, event: str, started: float, main_at: float) -> HookReco
         "stderr": None,
         "exit_code": None,
         "killed_by_signal": None,
+        "parent": parent(),
     }
+
+
+def parent() -> Parent | None:
+    """What started this hook: a shell (which one: its inode), or the CLI itself (a shell
+    that exec'd the command in place leaves the CLI as the parent)."""
+    exe = f"/proc/{os.getppid()}/exe"
+    try:
+        st = os.stat(exe)
+        return {"exe": os.readlink(exe), "dev": st.st_dev, "ino": st.st_ino}
+    except OSError:  # gone already, or not ours to read
+        return None
 
 
 def main() -> int:

@@ -8,6 +8,7 @@ before anything of the session starts. Standard library only (ctypes for the sys
     the run directory  the one writable place on the host's disks
     keep paths         (the CLI install, node, the hook's Python) bound back read-only where a
                        hidden directory covered them
+    sh                 the setup's shell bound over the binary /bin/sh leads to (dash, bash, busybox)
     shells             probe check only: /bin/sh's and bash's binaries covered by the watcher
                        (shim.py), the real ones bound inside the run directory
 
@@ -112,6 +113,10 @@ def enter(spec: JailSpec) -> Jailed:
             os.makedirs(path, mode=0o755)
         mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
         os.close(fd)
+    sh = spec.get("sh")
+    if sh:  # the setup's shell where /bin/sh leads (the binary: /bin is a link on most hosts)
+        mount(sh["source"], sh["target"], None, MS_BIND)
+    st = os.stat("/bin/sh")
     for shell, saved in spec.get("shells", {}).items():  # probe check: the shells, watched
         mount(shell, saved, None, MS_BIND)  # the real binary, where the watcher finds it
         mount(spec["wrapper"], shell, None, MS_BIND)  # the watcher in its place
@@ -127,7 +132,12 @@ def enter(spec: JailSpec) -> Jailed:
             os.chmod(path, 0o711)
         for path in spec["owned"]:
             _chown_tree(path, NOBODY)
-    return {"filesystem": "read-only host, private /tmp and /run, writable run directory", "user": user, "hidden": hidden}
+    return {
+        "filesystem": "read-only host, private /tmp and /run, writable run directory",
+        "user": user,
+        "hidden": hidden,
+        "sh": {"dev": st.st_dev, "ino": st.st_ino},
+    }
 
 
 def _mapped(uid: int) -> bool:

@@ -17,7 +17,7 @@ def test_hooks_file_has_whole_second_timeouts_and_no_default_matcher(tmp_path):
         Registration(key="a", native="PreToolUse", command="hook a", timeout_s=2.5, matcher=None),
         Registration(key="b", native="PreToolUse", command="hook b", timeout_s=None, matcher="Bash"),
     ]
-    (path,) = codex.config_locations["native"](tmp_path, regs)
+    (path,) = codex.config_locations["project"](tmp_path, regs)
     assert path == tmp_path / ".codex" / "hooks.json"
     entries = json.loads(path.read_text())["hooks"]["PreToolUse"]
     assert entries == [

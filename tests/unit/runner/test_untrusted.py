@@ -157,6 +157,7 @@ ALLOWED = {
     "runner/jail.py:_mapped:open": "/proc/self/uid_map",
     "runner/jail.py:enter:exists": "the plan's keep paths (the CLI install, node, Python)",
     "runner/jail.py:enter:open": "the plan's paths, O_PATH, before the session starts",
+    "runner/jail.py:enter:stat": "/bin/sh inside the jail, before the session starts (which shell it is)",
     "runner/runner.py:alive:open": "/proc/PID/stat",
     "runner/runner.py:dying:open": "/proc/PID/stat and status",
     "runner/runner.py:enter_jail:readlink": "/proc/self/ns/mnt",
