@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 # 2: values that repeat across records may be stored once per agent version and referred to
 # ({"ref": "sha256:..."}, store.py); per-run values are written as stable names (normalise.py);
 # harness_commit. `upgrade` brings a version 1 record to 2 (probe reclassify).
-SCHEMA_VERSION = 2
+# 3: a record states its setup (setup, setup_key; setup_read when the run read it back);
+# probe reclassify fills a version 2 record's from its recipe (reclassify.with_setup).
+SCHEMA_VERSION = 3
 
 # The on-disk schema of the places a ref may stand (store.SLOTS); in memory a record is always
 # resolved, so the Python types are the values' own.
@@ -139,6 +141,8 @@ class CliRun(Record):
     stderr_tail: str
     env_names: EnvNames = None  # the environment the CLI was started with (names only)
     secrets_given: list[str] | None = None  # which of them the harness gave as credentials (fake canaries)
+    # the CLI's start to its first model request (its start-up); None: it made none, or older
+    first_model_request_s: float | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class HarnessTimes(Record):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from probes.catalog.setup import split_stem
 from probes.classify import SESSION_KEYS, SessionRecord, label
 from probes.errors import InputError
 from probes.evidence.claims import Run, judge
@@ -48,6 +49,7 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
             warn(f"skipping {e}")
             continue
         recipe = recipes.get(ev.recipe)
+        ev = with_setup(ev, recipe, path)
         if recipe is None:
             if store(path, ev):
                 yield Relabelled(path, ev.outcome, ev.outcome, migrated=True, relabelled=False)
@@ -69,6 +71,18 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
     for directory in sorted({p.parent for p in results.glob("*/*/*.json")}):
         for blob in unreferenced(directory) or []:
             blob.unlink(missing_ok=True)
+
+
+def with_setup(ev: Evidence, recipe: Recipe | None, path: Path) -> Evidence:
+    """A record made before setups, with the setup it was in fact made under: its recipe's
+    default for its agent, the session its `mode` says, and dash at /bin/sh (every such record
+    was made on a Debian or Ubuntu host, or in the Debian image). Unchanged when it states
+    one, or when its recipe is gone."""
+    if ev.setup is not None or recipe is None or ev.agent not in recipe.agents:
+        return ev
+    setup = dict(recipe.for_agent(ev.agent).setup)
+    setup["session"] = "interactive" if ev.mode == "interactive" else "print"
+    return ev.model_copy(update={"setup": setup, "setup_key": split_stem(path.stem)[1]})
 
 
 def store(path: Path, ev: Evidence) -> bool:
