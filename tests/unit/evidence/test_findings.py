@@ -13,6 +13,7 @@ TEXT, or TEXT anywhere in the value's JSON). PATH is dotted through the resolved
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -22,8 +23,12 @@ from typing import Any
 
 import pytest
 
+from probes.agents import AGENTS
+from probes.catalog.recipes import Recipe, load_all
+from probes.catalog.setup import default
 from probes.evidence.load import load
-from probes.evidence.model import load_evidence
+from probes.evidence.model import Evidence, load_evidence
+from probes.evidence.reclassify import with_setup
 from tests.helpers import ROOT
 
 RESULTS = ROOT / "results"
@@ -153,3 +158,61 @@ def test_every_unearned_verdict_is_a_finding():
         if c.same_as_control and (f"{c.agent}@{c.version}", c.recipe) not in checked
     ]
     assert not unexplained, f"verdicts equal to their control's, in no finding: {unexplained}"
+
+
+# The words a finding names a setup value by (docs/evidence.md, setup). The file's opening
+# paragraph states the default setup; a finding that cites a record of another, or records of
+# two values of one dimension, names each value it cites.
+SETUP_WORDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("config", "project"): ("repository", "project", "workspace"),
+    ("config", "user"): ("user-level",),
+    ("config", "project-local"): ("settings.local.json",),
+    ("config", "plugin"): ("plugin",),
+    ("config", "claude-settings"): ("Claude's settings", ".claude/settings.json", "Claude Code's hook config"),
+    ("config", "timeout-sec"): ("timeoutSec", "spelling"),
+    ("session", "print"): ("-p", "exec", "prompt mode"),
+    ("session", "interactive"): ("interactive",),
+    ("permissions", "preapproved"): ("pre-approved", "pre-approval"),
+    ("permissions", "none"): ("without pre-approval", "not pre-approved", "no pre-approval", "unreviewed", "untrusted"),
+    ("sh", "dash"): ("dash",),
+    ("sh", "bash"): ("bash",),
+    ("sh", "busybox"): ("busybox",),
+}
+
+
+@functools.cache
+def catalog() -> dict[str, Recipe]:
+    return load_all()
+
+
+def setup_of(record: dict[str, Any]) -> dict[str, str]:
+    """The record's setup (records made before setups: the one probe reclassify fills in)."""
+    if record.get("setup"):
+        return dict(record["setup"])
+    ev = with_setup(Evidence.model_validate(record), catalog().get(record["recipe"]), RESULTS / f"{record['recipe']}.json")
+    return dict(ev.setup or {})
+
+
+def test_the_default_setup_is_stated_once_at_the_top():
+    head = FINDINGS.read_text(encoding="utf-8").split("### ")[0]
+    for words in ("repository", "-p", "pre-approved", "dash"):
+        assert words in head, f"the opening paragraph must state the default setup ({words!r})"
+
+
+@pytest.mark.parametrize("section", sections(), ids=lambda s: s[0][:40] if isinstance(s, tuple) else "")
+def test_a_finding_names_every_setup_it_speaks_beyond_the_default(section):
+    title, prose, checks = section
+    text = f"{title} {prose}"
+    cited: dict[str, set[str]] = {}
+    defaults: dict[str, set[str]] = {}
+    for body in checks:
+        target, recipe, _ = assertions(body)
+        agent, version = target.split("@")
+        for k, v in setup_of(load_evidence(RESULTS / agent / version / f"{recipe}.json")).items():
+            cited.setdefault(k, set()).add(v)
+            defaults.setdefault(k, set()).add(default(AGENTS[agent])[k])
+    for k, values in cited.items():
+        named = values if len(values) > 1 else values - defaults[k]
+        for v in sorted(named):
+            words = SETUP_WORDS.get((k, v), (v,))
+            assert any(w in text for w in words), f"{title}: cites {k}={v} but never says so (one of {words})"
