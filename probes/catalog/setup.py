@@ -103,5 +103,8 @@ def stem(recipe: str, setup_key: str) -> str:
 
 def setup_line(setup: Mapping[str, str], setup_key: str | None) -> str:
     """A record's setup in a line: every dimension, and what differs from the recipe's default."""
-    line = " ".join(f"{k}={v}" for k, v in setup.items())
+    line = " ".join(
+        f"{k}={setup[k]}"
+        for k in sorted(setup, key=lambda k: (k not in DIMENSIONS, DIMENSIONS.index(k) if k in DIMENSIONS else 0))
+    )
     return f"{line} (the recipe's default)" if not setup_key else f"{line} (not the default: {setup_key})"

@@ -10,6 +10,7 @@ import argparse
 import re
 from collections.abc import Callable
 
+from probes.catalog.setup import base_of, parse_pairs, split_stem
 from probes.errors import UsageError
 from probes.limits import MAX_JOBS, MAX_REPEAT, MAX_SHARDS
 
@@ -64,6 +65,18 @@ def add_setup(p: argparse.ArgumentParser) -> None:
         help="run under another setup than the recipe's: config, session, permissions or sh "
         "(repeatable; `probe list --setups` shows each agent's values)",
     )
+
+
+def stem_of(recipe: str, agent: str, setup: list[str]) -> str:
+    """The record file a recipe names in a setup: RECIPE, RECIPE@KEY as written, or the recipe
+    with --setup pairs (keyed against its default, as `probe run --setup` stores it)."""
+    pairs = parse_pairs(setup)
+    if not pairs:
+        return recipe
+    from probes.catalog.recipes import get  # the recipes' models: only when a setup is asked
+
+    name = base_of(recipe)
+    return get(name).for_agent(agent, {**parse_pairs([split_stem(recipe)[1]]), **pairs}).stem
 
 
 def add_jobs(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 
 from probes.catalog.recipes import load_all
-from probes.catalog.setup import base_of
+from probes.catalog.setup import base_of, setup_line, stem
 from probes.errors import InputError
 from probes.evidence.claims import verdict_of
 from probes.evidence.load import Cell, load
@@ -98,8 +98,9 @@ def cite(cell: Cell, results: Path) -> str:
         f"- Harness: probe {r.harness_version}{f' (commit {r.harness_commit[:12]})' if r.harness_commit else ''}, "
         f"{r.backend} backend, network {r.network}",
         f"- Date: {r.started_at}",
+        f"- Setup: {setup_line(r.setup, r.setup_key) if r.setup else 'not stated (made before setups)'}",
         f"- Evidence: `{cell.path}` (sha256 `{digest}`, of the record and the blobs it refers to)",
-        f"- Control: `{r.control or r.control_of}`",
+        f"- Control: `{stem(r.control, r.setup_key or '') if r.control else r.control_of}`",
     ]
     for c in r.claims:
         verdict = {"agrees": "agrees with", "disagrees": "**disagrees** with", "untested": "does not test"}[verdict_of(c)]
