@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from probes.agents import get
-from probes.agents.base import NATIVE, RUNNER_DIR, Agent, Registration
+from probes.agents.base import NATIVE, RUNNER_DIR, Agent, ConfigTarget, Registration
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
 from probes.evidence import provenance
@@ -93,7 +93,7 @@ def write_recorder(agent: Agent, target: Path, python: str = "python3") -> list[
     registrations = [Registration(f"record-{e}", e, command(agent, e, python), TIMEOUT_S, None) for e in events]
     try:
         target.mkdir(parents=True, exist_ok=True)
-        written = agent.config_locations[NATIVE](target, registrations)
+        written = agent.config_locations[NATIVE](ConfigTarget(workspace=target, home=target), registrations).files
         renamed = []
         for path in written:  # a name of its own in a person's workspace
             if path.name in agent.recorder_names:

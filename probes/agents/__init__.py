@@ -5,7 +5,7 @@ Adding a CLI is adding its module and one line here."""
 from __future__ import annotations
 
 from probes.agents import claude, codex, copilot, gemini, vscode
-from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from probes.agents.base import NATIVE, Agent, ConfigTarget, ConfigWriter, ExtensionSurface, Registration, Tty, Written
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
 
@@ -35,10 +35,12 @@ __all__ = [
     "CANONICAL_EVENTS",
     "NATIVE",
     "Agent",
+    "ConfigTarget",
     "ConfigWriter",
     "ExtensionSurface",
     "Registration",
     "Tty",
+    "Written",
     "config_locations",
     "get",
 ]

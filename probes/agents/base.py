@@ -34,8 +34,28 @@ class Registration:
     raw: dict[str, Any] | None = None  # an entry written as given instead of the instrumented hook
 
 
-ConfigWriter = Callable[[Path, Sequence[Registration]], list[Path]]
-"""Writes command hooks into a config file under the workspace; returns the files written."""
+@dataclass(frozen=True)
+class ConfigTarget:
+    """Where a config writer may write: the run's workspace (the project) and its HOME (the
+    user's config, a plugin)."""
+
+    workspace: Path
+    home: Path
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a config writer wrote, and the arguments that make the CLI load it (a plugin's
+    directory), appended to the session's argv."""
+
+    files: list[Path]
+    argv: tuple[str, ...] = ()
+
+
+ConfigWriter = Callable[[ConfigTarget, Sequence[Registration]], Written]
+"""Writes command hooks into a config file under the workspace or HOME. A file under HOME
+that the agent's session_env or prepare_interactive also writes is merged into (its "hooks"
+key set), never overwritten; they merge the same way."""
 
 
 class Tty(TypedDict):

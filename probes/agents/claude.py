@@ -7,8 +7,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
-from probes.agents.config import HookSource, native_hooks, write_json
+from probes.agents.base import (
+    NATIVE,
+    Agent,
+    ConfigTarget,
+    ConfigWriter,
+    ExtensionSurface,
+    Registration,
+    Tty,
+    Written,
+    version_from_user_agent,
+)
+from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
@@ -21,10 +31,12 @@ AI_AGENT_RE = re.compile(r"claude-code_(\d+)-(\d+)-(\d+)")
 # A repository's own hooks as Claude Code reads them (probe check).
 CLAUDE_SETTINGS = HookSource(".claude/settings.json", "claude", ("command",), "timeout")
 HOOK_SOURCES = (CLAUDE_SETTINGS, HookSource(".claude/settings.local.json", "claude", ("command",), "timeout"))
+USER_SETTINGS = ".claude/settings.json"  # under HOME
 
 
-def write_settings(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
-    """The repository's .claude/settings.json (Copilot reads it too)."""
+def settings_hooks(registrations: Sequence[Registration]) -> dict[str, list[Any]]:
+    """The "hooks" of a Claude Code settings file (and a plugin's hooks/hooks.json): per
+    native event a list of {matcher, hooks: [...]}, "*" when the recipe gives no matcher."""
 
     def entry(r: Registration) -> dict[str, Any]:
         command: dict[str, Any] = {"type": "command", "command": r.command}
@@ -32,9 +44,41 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
             command["timeout"] = r.timeout_s
         return {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [command]}
 
-    path = workspace / ".claude" / "settings.json"
-    write_json(path, {"hooks": native_hooks(registrations, entry)})
-    return [path]
+    return native_hooks(registrations, entry)
+
+
+def write_settings(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The repository's .claude/settings.json (Copilot reads it too)."""
+    path = target.workspace / ".claude" / "settings.json"
+    write_json(path, {"hooks": settings_hooks(registrations)})
+    return Written([path])
+
+
+def write_local_settings(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The repository's .claude/settings.local.json (a person's own, not committed)."""
+    path = target.workspace / ".claude" / "settings.local.json"
+    write_json(path, {"hooks": settings_hooks(registrations)})
+    return Written([path])
+
+
+def write_user_settings(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The user's ~/.claude/settings.json, merged into (prepare_interactive writes it too)."""
+    return Written([merge_json(target.home, USER_SETTINGS, {"hooks": settings_hooks(registrations)})])
+
+
+PLUGIN_DIR = "probe-plugin"  # under HOME
+
+
+def write_plugin(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """A plugin directory, $HOME/probe-plugin: its manifest (.claude-plugin/plugin.json) and
+    hooks/hooks.json in the settings' shape, loaded for the session by --plugin-dir (in the
+    --help of 2.1.84, 2.1.296 and 2.1.332). Its hooks get CLAUDE_PLUGIN_ROOT, this directory
+    (measured on 2.1.332: env-pretool@config=plugin)."""
+    root = target.home / PLUGIN_DIR
+    manifest, hooks = root / ".claude-plugin" / "plugin.json", root / "hooks" / "hooks.json"
+    write_json(manifest, {"name": "probe", "version": "0.0.0"})
+    write_json(hooks, {"hooks": settings_hooks(registrations)})
+    return Written([manifest, hooks], ("--plugin-dir", str(root)))
 
 
 class Claude(Agent):
@@ -51,7 +95,13 @@ class Claude(Agent):
     }
     hook_env_markers = ("CLAUDE_PROJECT_DIR", "CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_PLUGIN_ROOT")
     project_dir_vars = ("CLAUDE_PROJECT_DIR",)
-    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
+    # The project's settings, a person's local ones, the user's, and a plugin (--plugin-dir).
+    config_locations: Mapping[str, ConfigWriter] = {
+        NATIVE: write_settings,
+        "project-local": write_local_settings,
+        "user": write_user_settings,
+        "plugin": write_plugin,
+    }
     extension: ExtensionSurface | None = None
     hook_sources = HOOK_SOURCES
 
@@ -115,7 +165,7 @@ class Claude(Agent):
                 "projects": {cwd: {"hasTrustDialogAccepted": True}},
             },
         )
-        write_json(home / ".claude" / "settings.json", {"permissions": {"defaultMode": "default"}})
+        merge_json(home, USER_SETTINGS, {"permissions": {"defaultMode": "default"}})  # keeps user hooks
         return {}
 
     def executed_version(

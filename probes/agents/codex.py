@@ -25,8 +25,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
-from probes.agents.config import HookSource, native_hooks, write_json
+from probes.agents.base import (
+    NATIVE,
+    Agent,
+    ConfigTarget,
+    ConfigWriter,
+    ExtensionSurface,
+    Registration,
+    Tty,
+    Written,
+    version_from_user_agent,
+)
+from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
 from probes.errors import HarnessError
 from probes.runner import untrusted
@@ -62,9 +72,8 @@ BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai
 HOOK_SOURCES = (HookSource(".codex/hooks.json", "claude", ("command",), "timeout", type_required=True),)
 
 
-def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
-    """The repository's .codex/hooks.json: Claude Code's shape, the matcher left out when the
-    recipe gives none."""
+def hooks_file(registrations: Sequence[Registration]) -> dict[str, Any]:
+    """A hooks.json: Claude Code's shape, the matcher left out when the recipe gives none."""
 
     def entry(r: Registration) -> dict[str, Any]:
         command: dict[str, Any] = {"type": "command", "command": r.command}
@@ -72,9 +81,23 @@ def write_hooks(workspace: Path, registrations: Sequence[Registration]) -> list[
             command["timeout"] = math.ceil(r.timeout_s)
         return {**({"matcher": r.matcher} if r.matcher is not None else {}), "hooks": [command]}
 
-    path = workspace / ".codex" / "hooks.json"
-    write_json(path, {"hooks": native_hooks(registrations, entry)})
-    return [path]
+    return {"hooks": native_hooks(registrations, entry)}
+
+
+def write_hooks(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The repository's .codex/hooks.json."""
+    path = target.workspace / ".codex" / "hooks.json"
+    write_json(path, hooks_file(registrations))
+    return Written([path])
+
+
+CODEX_DIR = ".codex"  # its CODEX_HOME, under HOME
+
+
+def write_user_hooks(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The user's $CODEX_HOME/hooks.json (~/.codex/hooks.json by default), loaded in any
+    project, trusted or not; merged into."""
+    return Written([merge_json(target.home, f"{CODEX_DIR}/hooks.json", hooks_file(registrations))])
 
 
 def _version(prefix: Path) -> tuple[int, ...]:
@@ -93,7 +116,7 @@ class Codex(Agent):
     name = "codex"
     package = "@openai/codex"
     events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS}
-    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks}
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks, "user": write_user_hooks}
     hook_sources = HOOK_SOURCES
     # shell and apply_patch: older releases' tools.
     tool_names: Mapping[str, Sequence[str]] = {"shell": ["shell", "exec_command"], "edit_file": ["apply_patch"]}
@@ -135,7 +158,7 @@ class Codex(Agent):
         """Its own CODEX_HOME with a config: no update check, no analytics or feedback, the
         scripted model as a custom provider (its URL in the argv), the workspace trusted so
         that its .codex/ layer (the hooks) loads."""
-        codex_home = home / ".codex"
+        codex_home = home / CODEX_DIR
         codex_home.mkdir(parents=True, exist_ok=True)
         workspace = home.parent / "workspace"  # the run directory's layout (rundirs.py)
         (codex_home / "config.toml").write_text(

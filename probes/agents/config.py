@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from probes.agents.base import Registration
-from probes.errors import InputError
+from probes.agents.base import Registration, Written
+from probes.errors import HarnessError, InputError
+from probes.runner import untrusted
+
+MERGE_MAX = 1024 * 1024  # a settings file a writer merges into: the harness's own, small
 
 
 def native_hooks(registrations: Sequence[Registration], entry: Callable[[Registration], Any]) -> dict[str, list[Any]]:
@@ -26,12 +29,29 @@ def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def write_github_hooks(
-    workspace: Path, registrations: Sequence[Registration], command: str, timeout: str, header: dict[str, Any]
-) -> list[Path]:
-    """The repository's .github/hooks/probe.json, which Copilot CLI and VS Code both read: each
-    registration as {"type": "command", COMMAND: ..., TIMEOUT: ..., "matcher": ...} under its
-    native event, the file's other keys from `header`. The key names are the agent's dialect."""
+def merge_json(root: Path, rel: str, updates: Mapping[str, Any]) -> Path:
+    """The JSON object at `rel` under `root` with `updates`' keys set over its own (a file the
+    agent's session_env, prepare_interactive or a hook writer wrote first keeps its other
+    keys); written fresh when there is none. Read without following a link."""
+    data: dict[str, Any] = {}
+    if untrusted.exists(root, rel):
+        try:
+            loaded = json.loads(untrusted.text(root, rel, MERGE_MAX))
+        except (untrusted.Refused, ValueError) as e:
+            raise HarnessError(f"{rel}: cannot merge into it ({e})") from None
+        if not isinstance(loaded, dict):
+            raise HarnessError(f"{rel}: cannot merge into it (not a JSON object)")
+        data = loaded
+    data.update(updates)
+    path = root / rel
+    write_json(path, data)
+    return path
+
+
+def github_hooks(registrations: Sequence[Registration], command: str, timeout: str, header: Mapping[str, Any]) -> dict[str, Any]:
+    """A .github/hooks/*.json file, which Copilot CLI and VS Code both read: each registration
+    as {"type": "command", COMMAND: ..., TIMEOUT: ..., "matcher": ...} under its native event,
+    the file's other keys from `header`. The key names are the agent's dialect."""
 
     def entry(r: Registration) -> dict[str, Any]:
         hook: dict[str, Any] = {"type": "command", command: r.command}
@@ -41,9 +61,16 @@ def write_github_hooks(
             hook["matcher"] = r.matcher
         return hook
 
+    return {**header, "hooks": native_hooks(registrations, entry)}
+
+
+def write_github_hooks(
+    workspace: Path, registrations: Sequence[Registration], command: str, timeout: str, header: Mapping[str, Any]
+) -> Written:
+    """The repository's .github/hooks/probe.json (see github_hooks)."""
     path = workspace / ".github" / "hooks" / "probe.json"
-    write_json(path, {**header, "hooks": native_hooks(registrations, entry)})
-    return [path]
+    write_json(path, github_hooks(registrations, command, timeout, header))
+    return Written([path])
 
 
 # ---------------------------------------------------------------- a repository's own hooks (probe check)

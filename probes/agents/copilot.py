@@ -9,9 +9,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from probes.agents.base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from probes.agents.base import (
+    NATIVE,
+    RUNNER_DIR,
+    Agent,
+    ConfigTarget,
+    ConfigWriter,
+    ExtensionSurface,
+    Registration,
+    Tty,
+    Written,
+)
 from probes.agents.claude import CLAUDE_SETTINGS, write_settings
-from probes.agents.config import HookSource, write_github_hooks, write_json
+from probes.agents.config import HookSource, github_hooks, write_github_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
 from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
@@ -23,9 +33,20 @@ LOG_HEAD = 1024 * 1024  # the version is said in the log's first lines
 LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
 
 
-def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+COPILOT_DIR = ".copilot"  # its COPILOT_HOME, under HOME
+
+
+def write_hooks_json(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
     """The repository's .github/hooks/*.json."""
-    return write_github_hooks(workspace, registrations, command="bash", timeout="timeoutSec", header={"version": 1})
+    return write_github_hooks(target.workspace, registrations, command="bash", timeout="timeoutSec", header={"version": 1})
+
+
+def write_user_hooks(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The user's hooks folder, $COPILOT_HOME/hooks/*.json (~/.copilot/hooks/ by default; the
+    docs' hooks reference), in the repository's shape: a file of its own, nothing to merge."""
+    path = target.home / COPILOT_DIR / "hooks" / "probe.json"
+    write_json(path, github_hooks(registrations, command="bash", timeout="timeoutSec", header={"version": 1}))
+    return Written([path])
 
 
 class Copilot(Agent):
@@ -59,8 +80,14 @@ class Copilot(Agent):
     hook_env_markers = ("COPILOT_CLI", "COPILOT_CLI_BINARY_VERSION", "COPILOT_PROJECT_DIR", "COPILOT_PLUGIN_ROOT", "COPILOT_HOME")
     project_dir_vars = ("COPILOT_PROJECT_DIR",)
     pascal_events = PASCAL_EVENTS
-    # Its own .github/hooks, and the repository's .claude/settings.json (PascalCase keys).
-    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks_json, "claude-settings": write_settings}
+    # Its own .github/hooks, the repository's .claude/settings.json (PascalCase keys), and the
+    # user's hooks folder ($COPILOT_HOME/hooks), which loads in -p where the repository's did
+    # not (measured on 1.0.44; github/copilot-cli#3345, fixed in 1.0.49).
+    config_locations: Mapping[str, ConfigWriter] = {
+        NATIVE: write_hooks_json,
+        "claude-settings": write_settings,
+        "user": write_user_hooks,
+    }
     recorder_names: Mapping[str, str] = {"probe.json": "probe-recorder.json"}  # .github/hooks/: a name of its own
     # The same two files, as `probe check` reads a repository's own.
     hook_sources = (
@@ -129,7 +156,7 @@ class Copilot(Agent):
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(prefix / "seed-home" / ".cache" / "copilot" / "pkg")
         return {
-            "COPILOT_HOME": str(home / ".copilot"),
+            "COPILOT_HOME": str(home / COPILOT_DIR),
             "COPILOT_OFFLINE": "true",
             "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1",
             "COPILOT_PROVIDER_API_KEY": "probe-offline-placeholder",

@@ -10,8 +10,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from probes.agents.base import NATIVE, Agent, ConfigWriter, ExtensionSurface, Registration, Tty, version_from_user_agent
-from probes.agents.config import HookSource, native_hooks, write_json
+from probes.agents.base import (
+    NATIVE,
+    Agent,
+    ConfigTarget,
+    ConfigWriter,
+    ExtensionSurface,
+    Registration,
+    Tty,
+    Written,
+    version_from_user_agent,
+)
+from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.errors import HarnessError
 
 if TYPE_CHECKING:
@@ -32,9 +42,9 @@ if (m && Number(process.versions.node.split(".")[0]) < Number(m[1])) {
 """
 
 
-def write_settings(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
-    """The project's .gemini/settings.json: per native event a list of {matcher, hooks}; a
-    timeout in milliseconds; no matcher means every tool."""
+def settings_hooks(registrations: Sequence[Registration]) -> dict[str, list[Any]]:
+    """The "hooks" of a settings file: per native event a list of {matcher, hooks}; a timeout
+    in milliseconds; no matcher means every tool."""
 
     def entry(r: Registration) -> dict[str, Any]:
         command: dict[str, Any] = {"type": "command", "command": r.command, "name": r.key}
@@ -45,9 +55,22 @@ def write_settings(workspace: Path, registrations: Sequence[Registration]) -> li
             group["matcher"] = r.matcher
         return group
 
-    path = workspace / ".gemini" / "settings.json"
-    write_json(path, {"hooks": native_hooks(registrations, entry)})
-    return [path]
+    return native_hooks(registrations, entry)
+
+
+def write_settings(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The project's .gemini/settings.json."""
+    path = target.workspace / ".gemini" / "settings.json"
+    write_json(path, {"hooks": settings_hooks(registrations)})
+    return Written([path])
+
+
+USER_SETTINGS = ".gemini/settings.json"  # under HOME
+
+
+def write_user_settings(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
+    """The user's ~/.gemini/settings.json, merged into (session_env writes it too)."""
+    return Written([merge_json(target.home, USER_SETTINGS, {"hooks": settings_hooks(registrations)})])
 
 
 # A repository's own hooks as Gemini CLI reads them (probe check): the project's settings, each
@@ -85,7 +108,7 @@ class Gemini(Agent):
         "after_model": "AfterModel",
         "tool_selection": "BeforeToolSelection",
     }
-    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings}
+    config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_settings, "user": write_user_settings}
     hook_sources = HOOK_SOURCES
     tool_names: Mapping[str, Sequence[str]] = {
         "shell": ["run_shell_command"],
@@ -119,8 +142,10 @@ class Gemini(Agent):
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
         # The user settings: API-key auth (else "Invalid auth method selected", exit 41), no
         # telemetry, usage statistics, update checks or nags; hooks on (older releases gate them).
-        write_json(
-            home / ".gemini" / "settings.json",
+        # Merged into: the user's hooks may be there already (config=user).
+        merge_json(
+            home,
+            USER_SETTINGS,
             {
                 "security": {"auth": {"selectedType": "gemini-api-key"}},
                 "general": {"disableAutoUpdate": True, "disableUpdateNag": True},

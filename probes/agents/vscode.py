@@ -16,7 +16,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from probes.agents.base import NATIVE, RUNNER_DIR, Agent, ConfigWriter, ExtensionSurface, Registration, Tty
+from probes.agents.base import (
+    NATIVE,
+    RUNNER_DIR,
+    Agent,
+    ConfigTarget,
+    ConfigWriter,
+    ExtensionSurface,
+    Registration,
+    Tty,
+    Written,
+)
 from probes.agents.claude import write_settings
 from probes.agents.config import HookSource, write_github_hooks
 from probes.errors import HarnessError, InputError
@@ -64,15 +74,15 @@ HOOK_SOURCES = (
 )
 
 
-def write_hooks_json(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+def write_hooks_json(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
     """The workspace's .github/hooks/*.json, in the flat shape VS Code documents."""
-    return write_github_hooks(workspace, registrations, command="command", timeout="timeout", header={})
+    return write_github_hooks(target.workspace, registrations, command="command", timeout="timeout", header={})
 
 
-def write_hooks_json_timeout_sec(workspace: Path, registrations: Sequence[Registration]) -> list[Path]:
+def write_hooks_json_timeout_sec(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
     """The same file with the timeout spelled `timeoutSec`: VS Code's hooks page says `timeout`
     in its table and `timeoutSec` in a usage example (seeds/002)."""
-    return write_github_hooks(workspace, registrations, command="command", timeout="timeoutSec", header={})
+    return write_github_hooks(target.workspace, registrations, command="command", timeout="timeoutSec", header={})
 
 
 def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from probes.agents import Agent, Registration
+from probes.agents import Agent, ConfigTarget, Registration
 from probes.agents.config import write_json
 from probes.backends.base import PASSED_ENV
 from probes.catalog.parts import Step
@@ -70,6 +70,7 @@ class Hooks:
     sidecar: dict[str, HookEntry]
     env: Mapping[str, str] = field(default_factory=dict)  # what makes the CLI load the extension
     route: str | None = None  # said in the evidence
+    argv: tuple[str, ...] = ()  # what makes the CLI load the config (a plugin's directory), after its argv
 
 
 def hook_command(python: str, hook_path: Path, key: str) -> str:
@@ -115,8 +116,8 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
     if writer is None:
         raise InputError(f"recipe {name!r}: {agent.name} reads no {recipe.config_location} config")
     (run.bin / "hook.json").write_text(json.dumps(HookConfig(records=str(run.records), hooks=sidecar)))
-    writer(run.workspace, regs)
-    return Hooks(regs, sidecar)
+    written = writer(ConfigTarget(workspace=run.workspace, home=run.home), regs)
+    return Hooks(regs, sidecar, argv=written.argv)
 
 
 # ---------------------------------------------------------------- model scripts
@@ -155,8 +156,16 @@ def script(turns: Sequence[Step]) -> list[ScriptStep]:
 
 
 def runner_plan(
-    agent: Agent, prefix: Path, recipe: ResolvedRecipe, run: RunDirs, node_dir: str, extra_env: Mapping[str, str] | None = None
+    agent: Agent,
+    prefix: Path,
+    recipe: ResolvedRecipe,
+    run: RunDirs,
+    node_dir: str,
+    extra_env: Mapping[str, str] | None = None,
+    extra_argv: Sequence[str] = (),
 ) -> Plan:
+    """`extra_env` and `extra_argv`: what makes the CLI load the hooks (Hooks.env, Hooks.argv),
+    the argv's after the agent's own, in a print session and at each start of a terminal one."""
     env: dict[str, str | None] = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update(
         {
@@ -176,12 +185,12 @@ def runner_plan(
     env.update(extra_env or {})
     cwd = run.workspace / (recipe.cwd or "")
     cwd.mkdir(parents=True, exist_ok=True)
-    interactive = terminal_plan(agent, prefix, recipe, run, str(cwd), env) if recipe.mode == "interactive" else None
+    interactive = terminal_plan(agent, prefix, recipe, run, str(cwd), env, extra_argv) if recipe.mode == "interactive" else None
     env.update(recipe.env)
     plan: Plan = {
         "argv": interactive[0]["steps"][0].get("argv", [])
         if interactive
-        else agent.argv(prefix, recipe.prompt, recipe.permissions),
+        else [*agent.argv(prefix, recipe.prompt, recipe.permissions), *extra_argv],
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
         "budget_s": recipe.budget_s + agent.startup_s,  # from the CLI's start; an agent slow to start
@@ -225,14 +234,20 @@ def jail_spec(run: RunDirs, prefix: Path, node_dir: str, sh: str = "dash") -> Ja
 
 
 def terminal_plan(
-    agent: Agent, prefix: Path, recipe: ResolvedRecipe, run: RunDirs, cwd: str, env: dict[str, str | None]
+    agent: Agent,
+    prefix: Path,
+    recipe: ResolvedRecipe,
+    run: RunDirs,
+    cwd: str,
+    env: dict[str, str | None],
+    extra_argv: Sequence[str] = (),
 ) -> tuple[Interactive, dict[str, list[ScriptStep]]]:
     """An interactive session: the agent's first-run screens skipped, a terminal environment,
     and the recipe's actions as the terminal driver's steps, keys and markers resolved. Each
     prompt carries a marker (PROBE-PROMPT-N) that selects its own model script."""
     env.update({"TERM": "xterm-256color", "NO_COLOR": None})
     env.update(agent.prepare_interactive(run.home, cwd, env))
-    argv = agent.interactive_argv(prefix, recipe.permissions)
+    argv = [*agent.interactive_argv(prefix, recipe.permissions), *extra_argv]
     steps: list[TtyStep] = [{"do": "start", "argv": argv}]
     scripts: dict[str, list[ScriptStep]] = {}
     for action in recipe.actions:

@@ -119,7 +119,7 @@ def plan(
     # Start-up: plan loads the recipes' models (pydantic), after the runner was launched.
     from probes.pipeline.plan import runner_plan
 
-    planned = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env)
+    planned = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env, hooks.argv)
     return Prepared(agent, requested, version, recipe, prefix, hooks, planned)
 
 

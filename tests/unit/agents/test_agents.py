@@ -8,7 +8,7 @@ import re
 import pytest
 
 from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, config_locations
-from probes.agents.base import Registration
+from probes.agents.base import ConfigTarget, Registration
 from probes.catalog import recipes
 from probes.errors import InputError
 from tests.helpers import ROOT
@@ -31,11 +31,13 @@ def test_every_agent_module_is_found_and_complete():
 
 
 @pytest.mark.parametrize("location", sorted(config_locations()))
-def test_every_config_location_writes_a_file_in_the_workspace(location, tmp_path):
+def test_every_config_location_writes_files_in_the_workspace_or_home(location, tmp_path):
     writers = [a.config_locations[location] for a in AGENTS.values() if location in a.config_locations]
-    for write in writers:
-        (path,) = write(tmp_path, [Registration("0-pre_tool", "PreToolUse", "true", 3.0, None)])
-        assert path.is_file() and tmp_path in path.parents
+    for n, write in enumerate(writers):
+        target = ConfigTarget(workspace=tmp_path / f"workspace-{n}", home=tmp_path / f"home-{n}")
+        written = write(target, [Registration("0-pre_tool", "PreToolUse", "true", 3.0, None)])
+        assert written.files and all(p.is_file() for p in written.files)
+        assert all(target.workspace in p.parents or target.home in p.parents for p in written.files)
 
 
 def test_recipe_resolved_for_an_agent_has_no_per_agent_values():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from probes.agents import get
-from probes.agents.base import Registration
+from probes.agents.base import ConfigTarget, Registration
 
 
 def test_hooks_file_has_whole_second_timeouts_and_no_default_matcher(tmp_path):
@@ -17,7 +17,7 @@ def test_hooks_file_has_whole_second_timeouts_and_no_default_matcher(tmp_path):
         Registration(key="a", native="PreToolUse", command="hook a", timeout_s=2.5, matcher=None),
         Registration(key="b", native="PreToolUse", command="hook b", timeout_s=None, matcher="Bash"),
     ]
-    (path,) = codex.config_locations["project"](tmp_path, regs)
+    (path,) = codex.config_locations["project"](ConfigTarget(workspace=tmp_path, home=tmp_path / "home"), regs).files
     assert path == tmp_path / ".codex" / "hooks.json"
     entries = json.loads(path.read_text())["hooks"]["PreToolUse"]
     assert entries == [
