@@ -235,6 +235,7 @@ def tail(path: Path) -> str:
 
 
 def cli_run(plan: Plan, result: Result) -> CliRun:
+    first = result.get("first_model_request_at")
     return CliRun(
         argv=[Path(plan["argv"][0]).name, *plan["argv"][1:]],
         exit_code=result["exit_code"],
@@ -242,6 +243,7 @@ def cli_run(plan: Plan, result: Result) -> CliRun:
         wall_s=result["wall_s"],
         timed_out=result["timed_out"],
         budget_s=plan["budget_s"],
+        first_model_request_s=None if first is None else round(first - result["started_at"], 3),
         env_names=sorted({*plan["env"], "PROBE_RUN_ID"}),
         secrets_given=sorted(k for k, v in plan["env"].items() if secret_name(k) and v),
         stdout_tail=tail(Path(plan["stdout"])),

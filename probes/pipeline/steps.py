@@ -40,7 +40,17 @@ if TYPE_CHECKING:
     from probes.runner.contract import Plan
 
 RUNNER = Path(__file__).parent.parent / "runner"
-RUNNER_FILES = ("runner.py", "contract.py", "model.py", "dialects.py", "hook.py", "terminal.py", "jail.py", "untrusted.py")
+RUNNER_FILES = (
+    "runner.py",
+    "contract.py",
+    "cutoff.py",
+    "model.py",
+    "dialects.py",
+    "hook.py",
+    "terminal.py",
+    "jail.py",
+    "untrusted.py",
+)
 
 # What turns a session into a record (and what `probe run` prints it with). Imported in a
 # thread while the CLI runs, not before it starts: the session's wait pays for them.

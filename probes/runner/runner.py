@@ -5,7 +5,7 @@ in a container). Standard library only.
 
 It starts the scripted model on loopback, starts the CLI in its own process group with the
 plan's argv and environment, watches the hook records while the session runs (to time each
-hook process's death), cuts the session at the plan's budget (`deadline`), kills every process
+hook process's death), cuts the session at its deadline (cutoff.py), kills every process
 of the run that is still alive, and writes RESULT.json. It knows nothing of recipes or agents.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import re
 import select
 import signal
 import socket
@@ -30,34 +29,18 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING or __package__:
     from . import jail, untrusted
     from .contract import Failure, Jailed, JailSpec, Plan, Result, TtyRecord
+    from .cutoff import Cutoff
     from .model import ScriptedModel
 else:  # run as a script (python -S runner.py), with its files beside it
     import jail
     import untrusted
     from contract import Failure, Jailed, JailSpec, Plan, Result, TtyRecord
+    from cutoff import Cutoff
     from model import ScriptedModel
 
 POLL_S = 0.02
-FULL_BELOW = 1024 * 1024  # a capped directory with less free space than this is full
 RECORD_MAX = 64 * 1024 * 1024  # a hook record as the watcher reads it (only its pids are kept)
 SETTLE_S = 5.0  # how long the runner waits, after its final kill, to see each hook process gone
-# A CLI slow to reach its model is given its turn budget past the plan's budget_s by at most
-# this: the backends wait budget_s + 30 s (probes/backends/base.py GRACE_S) for the runner,
-# which still has its sweep (up to SETTLE_S) to do after the cut.
-LATE_START_MAX_S = 20.0
-FIRST_T = re.compile(rb'^\{"seq": \d+, "t": ([0-9.]+),')  # the model log's first line, as model.py writes it
-
-
-def deadline(started: float, budget_s: float, turn_budget_s: float | None, first_request_at: float | None) -> float:
-    """When the session is cut. `budget_s` counts from the CLI's start: all a CLI that does not
-    reach its model gets (the agent's start-up allowance is in it). One that reaches it late,
-    its start-up slowed by a loaded machine, still gets `turn_budget_s` from its first model
-    request, up to LATE_START_MAX_S past budget_s: start-up is not a verdict. Never earlier
-    than budget_s: an agent's start-up allowance is kept for one that starts in time."""
-    cap = started + budget_s
-    if turn_budget_s is None or first_request_at is None or first_request_at > cap:
-        return cap
-    return max(cap, min(first_request_at + turn_budget_s, cap + LATE_START_MAX_S))
 
 
 def loopback_up() -> bool:
@@ -214,7 +197,7 @@ class Ended(NamedTuple):
 
 
 class LiveSession:
-    """One session: the plan, the scripted model serving it, the watcher, the clock."""
+    """One session: the plan, the scripted model serving it, the watcher, the clock (cutoff)."""
 
     def __init__(self, plan: Plan, model: ScriptedModel, preexec: Preexec | None, interrupted: list[str]):
         self.plan, self.model, self.preexec, self.interrupted = plan, model, preexec, interrupted
@@ -226,47 +209,7 @@ class LiveSession:
             if "argv" in step:
                 step["argv"] = [a.replace("{port}", str(model.port)) for a in step["argv"]]
         self.env["PROBE_RUN_ID"] = plan["run_id"]
-        self.started = time.time()
-        self.deadline = self.started + float(plan["budget_s"])  # until the first model request
-        self.first_request_at: float | None = None
-        self.filled: str | None = None
-
-    def past_deadline(self) -> bool:
-        """True once the budget (`deadline`) is spent; it is moved when the first model request
-        is seen in the model log (plan["turn_budget_s"])."""
-        now = time.time()
-        if self.first_request_at is None and "turn_budget_s" in self.plan:
-            self.first_request_at = self.first_model_request(now)
-            if self.first_request_at is not None:
-                turn_s = float(self.plan["turn_budget_s"])
-                self.deadline = deadline(self.started, float(self.plan["budget_s"]), turn_s, self.first_request_at)
-        return now >= self.deadline
-
-    def first_model_request(self, now: float | None) -> float | None:
-        """When the model logged its first request (its `t`; `now` if that cannot be read), or
-        None while the log is empty. Read as untrusted: the log lies in the run's directory."""
-        log = Path(self.plan["model_log"])
-        try:
-            head = untrusted.read(log.parent, log.name, 256, part="head")
-        except untrusted.Refused:
-            return None
-        if not head:
-            return None
-        m = FIRST_T.match(head)
-        return float(m.group(1)) if m else now
-
-    def disk_full(self) -> bool:
-        """True once a capped directory of the run (plan["capped"]: name -> path, each its own
-        size-capped filesystem) is full: the session is ended there, with that said."""
-        for name, path in (self.plan.get("capped") or {}).items():
-            try:
-                st = os.statvfs(path)
-            except OSError:
-                continue
-            if st.f_bavail * st.f_frsize < FULL_BELOW:
-                self.filled = f"the session filled {name}, capped at {st.f_blocks * st.f_frsize // (1024 * 1024)} MiB"
-                return True
-        return False
+        self.cutoff = Cutoff(plan)  # the CLI starts now
 
     def sweep(self, pgids: list[int]) -> tuple[float, list[int], list[int]]:
         """The CLI is done: when, which hook processes outlived it, and what had to be killed."""
@@ -320,16 +263,16 @@ def prompt_session(s: LiveSession) -> Ended:
             s.watcher.poll()
             if s.interrupted:
                 break
-            if s.past_deadline():
+            if s.cutoff.past_deadline():
                 timed_out = True
                 break
-            if s.disk_full():
+            if s.cutoff.disk_full():
                 break
             exited(POLL_S)
     cli_ended, left, killed = s.sweep([proc.pid])
     exit_code = proc.wait()
     s.watcher.poll()
-    return Ended(exit_code, timed_out, cli_ended, left, killed, disk_full=s.filled)
+    return Ended(exit_code, timed_out, cli_ended, left, killed, disk_full=s.cutoff.filled)
 
 
 def interactive_session(s: LiveSession) -> Ended:
@@ -343,20 +286,20 @@ def interactive_session(s: LiveSession) -> Ended:
 
     def tick() -> None:
         s.watcher.poll()
-        if s.interrupted or s.disk_full():
+        if s.interrupted or s.cutoff.disk_full():
             raise KeyboardInterrupt
 
     plan = s.plan
     tty: TtyRecord
     try:
-        tty, pgids = drive(plan, s.env, tick, s.model, s.started, s.deadline, s.preexec)
+        tty, pgids = drive(plan, s.env, tick, s.model, s.cutoff.started, s.cutoff.deadline, s.preexec)
     except KeyboardInterrupt:  # the drive closed its terminal; the sweep does the rest
         tty, pgids = {"steps": [], "error": "interrupted", "exit_codes": [], "timed_out": False}, []
     Path(plan["stdout"]).write_text(tty["steps"][-1]["screen"] if tty["steps"] else "")
     Path(plan["stderr"]).write_text("")
     cli_ended, left, killed = s.sweep(pgids)
     s.watcher.poll()
-    return Ended((tty["exit_codes"] or [None])[-1], tty["timed_out"], cli_ended, left, killed, tty, s.filled)
+    return Ended((tty["exit_codes"] or [None])[-1], tty["timed_out"], cli_ended, left, killed, tty, s.cutoff.filled)
 
 
 def read_plan(plan_path: str) -> Plan | None:
@@ -400,7 +343,7 @@ def main(plan_path: str) -> int:
             failure: Failure = {"network_loopback_up": loopback, "jail": jailed, "error": str(e)}
             write_result(plan["result"], failure)
             return 1
-    code = ended.exit_code
+    code, cutoff = ended.exit_code, session.cutoff
     result: Result = {
         "network_loopback_up": loopback,
         "jail": jailed,
@@ -409,11 +352,11 @@ def main(plan_path: str) -> int:
         "timed_out": ended.timed_out,
         "interrupted": interrupted[0] if interrupted else None,
         "runner_at": runner_at,
-        "started_at": session.started,
+        "started_at": cutoff.started,
         "cli_ended_at": ended.cli_ended_at,
-        "wall_s": round(ended.cli_ended_at - session.started, 3),
-        "first_model_request_at": session.first_request_at or session.first_model_request(None),
-        "deadline_at": session.deadline,
+        "wall_s": round(ended.cli_ended_at - cutoff.started, 3),
+        "first_model_request_at": cutoff.first_request_at or cutoff.first_model_request(None),
+        "deadline_at": cutoff.deadline,
         "port": model.port,
         "hook_deaths": {str(p): t for p, t in session.watcher.died_at.items()},
         "alive_at_cli_exit": ended.alive_at_cli_exit,

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from probes.runner import runner
-from probes.runner.runner import LATE_START_MAX_S, deadline
+from probes.runner.cutoff import LATE_START_MAX_S, deadline
 
 
 def test_no_turn_budget_or_no_model_request_is_the_budget_from_start():
