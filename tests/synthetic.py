@@ -17,13 +17,19 @@ TEMPLATE = RESULTS / "copilot" / "1.0.92" / "exit2-pretool.json"  # a decision r
 
 
 def write_points(
-    root: Path, agent: str, recipe: str, outcomes: Mapping[str, str], spread: Mapping[str, dict[str, int]] | None = None
+    root: Path,
+    agent: str,
+    recipe: str,
+    outcomes: Mapping[str, str],
+    spread: Mapping[str, dict[str, int]] | None = None,
+    control: str | None = None,
 ) -> None:
     """One record per version, with its outcome, refs resolved into the file (no blobs); a
-    version in `spread` was run several times with those outcomes (a flaky cell)."""
+    version in `spread` was run several times with those outcomes (a flaky cell). The records
+    name `control` as their control (none by default: then no cell misses one)."""
     record = {**load_evidence(TEMPLATE), "model_requests": [], "invocations": []}  # small: many are written
     for version, outcome in outcomes.items():
-        rec = {**record, "agent": agent, "recipe": recipe, "outcome": outcome}
+        rec = {**record, "agent": agent, "recipe": recipe, "outcome": outcome, "control": control}
         rec.update(requested_version=version, executed_version=version, claims=[])
         if spread and version in spread:
             rec["repeats"] = {"runs": sum(spread[version].values()), "outcomes": spread[version]}

@@ -1,5 +1,6 @@
 """Committed evidence read back: one Cell per agent, version and recipe in results/, each
-knowing whether its control got the same label (then its verdict is not earned). What the
+knowing whether its control got the same label (then its verdict is not earned) or was not
+run on its version (then nothing says it is earned). What the
 tables, ranges, the page, diffs, citations and timelines all read."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Cell:
     path: Path
     record: Evidence
     same_as_control: bool = False  # its control got the same label on this version: not earned
+    control_missing: bool = False  # its recipe names a control, with no record on this version (in this setup)
 
     @property
     def setup_key(self) -> str:
@@ -73,7 +75,8 @@ def load(
 def mark_unearned(cells: list[Cell], blobs: Blobs) -> list[Cell]:
     """Flag each cell whose control recipe got the same label on the same agent and version, in
     the same setup: that verdict measures nothing (the hook's answer was ignored, or the run
-    could not tell). A control outside the loaded cells (a `--recipe` table) is read from
+    could not tell); and each whose control has no (readable) record there: nothing says its
+    verdict is earned. A control outside the loaded cells (a `--recipe` table) is read from
     beside the record."""
     outcome = {(c.agent, c.version, c.recipe): c.record.outcome for c in cells}
     out = []
@@ -85,7 +88,10 @@ def mark_unearned(cells: list[Cell], blobs: Blobs) -> list[Cell]:
                 outcome[key] = Evidence.model_validate(load_evidence(c.path.parent / f"{control}.json", blobs=blobs)).outcome
             except InputError:
                 pass  # a corrupt control is warned about when it is itself loaded
-        out.append(replace(c, same_as_control=True) if control and outcome.get(key) == c.record.outcome else c)
+        if control and key not in outcome:
+            out.append(replace(c, control_missing=True))
+        else:
+            out.append(replace(c, same_as_control=True) if control and outcome.get(key) == c.record.outcome else c)
     return out
 
 

@@ -1,6 +1,7 @@
-"""What one cell of a table says: its label, `=ctl` when its control got the same label, its
-key observation and a mark per claim (legend.py says what each means); and any value as
-short text (diffs, citations, the run summary)."""
+"""What one cell of a table says: its label, `=ctl` when its control got the same label (`no
+ctl` when its control was not run on that version), its key observation and a mark per claim
+(legend.py says what each means); and any value as short text (diffs, citations, the run
+summary)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ Pairs = Mapping[str, str]  # extension recipe -> the command-hook recipe asking 
 Known = Mapping[str, Sequence[str] | None]  # agent -> the candidate releases (timeline.py), None: unknown
 
 UNEARNED = "=ctl"  # beside a label its control shares
+NO_CONTROL = "no ctl"  # beside a label whose control has no record on that version
 MARKS = {"agrees": "✓", "disagrees": "✗", "untested": "?"}
 
 
@@ -48,10 +50,16 @@ def key_observation(record: Evidence, classifier: str | None) -> str:
     return str(value)
 
 
+def control_mark(cell: Cell) -> str:
+    """`=ctl` (its control shares the label: not earned), `no ctl` (its control was not run
+    there: not known to be earned) or nothing."""
+    return UNEARNED if cell.same_as_control else NO_CONTROL if cell.control_missing else ""
+
+
 def cell_text(cell: Cell, classifier: str | None) -> str:
     parts = [
         cell.label,
-        UNEARNED if cell.same_as_control else "",
+        control_mark(cell),
         key_observation(cell.record, classifier),
         claim_marks(cell.record),
     ]

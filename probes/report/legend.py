@@ -61,7 +61,8 @@ def legend(classifiers: Classifiers) -> str:
         "record and under Claims). When a recipe has several claims, each mark carries its number in the "
         "Claims list (`✓1 ?2`). Claims naming other versions get no mark.",
         "- `=ctl` after a label: the recipe's control got the same label on that version, so the verdict is "
-        "not earned: the hook's answer made no difference there (ignored, or the run could not tell).",
+        "not earned: the hook's answer made no difference there (ignored, or the run could not tell); "
+        "`no ctl`: the recipe names a control that was not run on that version, so nothing says the verdict is earned.",
         *[f"- `{key}` ({name}): {KEY_MEANS.get(key, key)}" for key, name in keys],
         *[f"- {form}: {means}" for form, means in LABEL_FORMS],
         "- Claims (under each agent's tables): `#` the number a mark carries; `versions` the versions the "

@@ -11,7 +11,7 @@ from pathlib import Path
 from probes.classify import CLASSIFIERS
 from probes.evidence.claims import applies_recorded, verdict_of
 from probes.evidence.load import Cell, grouped
-from probes.report.cells import MARKS, UNEARNED, Classifiers, Known, key_observation
+from probes.report.cells import MARKS, Classifiers, Known, control_mark, key_observation
 from probes.report.timeline import Boundary, Segment, build, candidates_of, read_snapshot, span
 
 
@@ -35,7 +35,7 @@ def steady_text(cell: Cell, classifier: str | None) -> str:
     """A cell's label and key observation, without a timing (timings move on every run) or
     claim marks (a claim naming later versions is no change of verdict): equal texts make a range."""
     key = "" if timing_key(classifier) else key_observation(cell.record, classifier)
-    return " ".join(p for p in (cell.label, UNEARNED if cell.same_as_control else "", key) if p)
+    return " ".join(p for p in (cell.label, control_mark(cell), key) if p)
 
 
 def range_marks(cells: list[Cell]) -> str:

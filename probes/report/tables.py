@@ -98,6 +98,7 @@ def as_json(cells: list[Cell]) -> str:
             "outcome": c.record.outcome,
             "label": c.label,
             "same_as_control": c.same_as_control,
+            "control_missing": c.control_missing,
             "observations": c.record.observations,
             "claims": c.record.claims,
             "evidence": str(c.path),

@@ -1,8 +1,9 @@
 """`probe bisect`'s work (the command: commands/bisect.py): the search (search.py) run
 on real CLIs. Each version is probed as `probe run` probes it (run.probe_repeated, so its
 evidence is written as usual), N at a time with --jobs N, while the versions the next round
-may need install in the background. When a boundary is found, the recipe's control is probed
-on both its versions: a verdict the control shares is not earned, and the report says so."""
+may need install in the background. The recipe's control is probed on every version probed,
+with the same install (a control record already there is read instead), and on both versions
+of a boundary: a verdict the control shares is not earned, and the report says so."""
 
 from __future__ import annotations
 
@@ -38,14 +39,29 @@ def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int
     """One version probed `repeat` times (its evidence written), as a Point: its verdict,
     flaky when the runs disagree, skipped (with the reason) when it cannot install or run, or
     when another version ran than the one asked (version_mismatch)."""
+    return probe_checked(agent, version, recipe, results, repeat, observation)[0]
+
+
+def probe_checked(
+    agent: str, version: str, recipe: str, results: str, repeat: int, observation: str | None, control: str | None = None
+) -> tuple[Point, Control | None]:
+    """One version probed (probe_point) and then, when it ran, the recipe's `control` on it
+    (check_control), both before its install is released: one install per version."""
+    try:
+        point = _probe(agent, version, recipe, results, repeat, observation)
+        check = check_control(agent, version, control, results, repeat, point.outcome) if control and not point.skipped else None
+        return point, check
+    finally:  # done with it: PROBE_CACHE_MAX may evict it while the search goes on
+        install.release(AGENTS[agent], version)
+
+
+def _probe(agent: str, version: str, recipe: str, results: str, repeat: int, observation: str | None) -> Point:
     try:
         records, path = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)
     except ProbeError as e:
         return Point(version, reason=str(e))
     except Exception as e:  # one broken version must not stop the search
         return Point(version, reason=f"{type(e).__name__}: {e}")
-    finally:  # done with it: PROBE_CACHE_MAX may evict it while the search goes on
-        install.release(AGENTS[agent], version)
     last = records[-1]
     if last.executed_version != version:
         return Point(version, outcome=last.outcome, reason=f"ran {last.executed_version} (version_mismatch)", evidence=str(path))
@@ -54,12 +70,24 @@ def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int
     return Point(version, None if flaky else values[-1], last.outcome, values=flaky, evidence=str(path))
 
 
+def check_control(agent: str, version: str, control: str, results: str, repeat: int, recipe_outcome: str | None) -> Control:
+    """The control on one version: its record in `results` when there is one (reused), else
+    probed `repeat` times (its evidence written); outcome None, with the reason, when it
+    could not run."""
+    had = _outcome(Path(results) / agent / version / f"{control}.json")
+    if had is not None:
+        return Control(control, version, had, recipe_outcome, reused=True)
+    c = _probe(agent, version, control, results, repeat, None)
+    return Control(control, version, None if c.skipped else c.outcome, recipe_outcome, c.reason)
+
+
 class Runner:
     """Probes versions of one recipe, `jobs` at a time, and installs ahead in the background."""
 
     def __init__(self, agent: Agent, recipe: str, results: Path, jobs: int = 1, repeat: int = 1, observation: str | None = None):
         self.agent, self.recipe, self.results = agent, recipe, results
         self.jobs, self.repeat, self.observation = jobs, repeat, observation
+        self.checked: dict[str, Control] = {}  # version -> the recipe's control on it, as probe found it
         # npm installs ahead run in processes, not threads: a signal ends one that waits on an
         # install's lock, where a thread would start that install once the lock is let go,
         # after the signal, and hold this process's exit until npm is done
@@ -68,20 +96,23 @@ class Runner:
         self.pipes = contextlib.ExitStack()  # SIGPIPE ignored while the pools run
 
     def probe(self, versions: list[str], recipe: str | None = None, observation: str | None = None) -> list[Point]:
+        """The versions probed with `recipe` (the runner's own when None: then its control too,
+        on each version that ran, kept in `checked`)."""
         name, obs = recipe or self.recipe, observation if recipe else self.observation
-        args = [(self.agent.name, v, name, str(self.results), self.repeat, obs) for v in versions]
+        control = None if recipe else get(self.recipe).control_for(self.agent.name)
+        args = [(self.agent.name, v, name, str(self.results), self.repeat, obs, control) for v in versions]
         if self.jobs == 1 or len(versions) == 1:
             points = []
             for a in args:
-                self.say(f"probing {self.agent.name}@{a[1]} {name}")
-                points.append(self.said(probe_point(*a), name))
+                self.say(f"probing {self.agent.name}@{a[1]} {name}" + (f" and its control {control}" if control else ""))
+                points.append(self.said(*probe_checked(*a), name))
             return points
         self.say(f"probing {', '.join(versions)} of {self.agent.name} {name}, {self.jobs} at a time")
         if self.pool is None:
             self.pool = self.new_pool(self.jobs)
         with stopping.held():  # workers are spawned in submit: they start with the signals held
-            futures = [self.pool.submit(stopping.in_cell, partial(probe_point, *a)) for a in args]
-        return [self.said(_result(f), name) for f in futures]
+            futures = [self.pool.submit(stopping.in_cell, partial(probe_checked, *a)) for a in args]
+        return [self.said(*_result(f), name) for f in futures]
 
     def new_pool(self, workers: int) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork while another thread runs npm would hand the worker
@@ -94,8 +125,12 @@ class Runner:
     def say(self, line: str) -> None:
         print(f"probe: {line}", file=sys.stderr, flush=True)
 
-    def said(self, p: Point, recipe: str) -> Point:
+    def said(self, p: Point, check: Control | None, recipe: str) -> Point:
         self.say(f"{self.agent.name}@{p.version} {recipe}: {brief(p.value) if not p.skipped else f'skipped ({p.reason})'}")
+        if check is not None:
+            self.checked[p.version] = check
+            got = f"{check.outcome} ({EARNED[check.earned]})" if check.outcome else f"could not run ({check.reason})"
+            self.say(f"{self.agent.name}@{p.version} {check.recipe} (control{', reused' if check.reused else ''}): {got}")
         return p
 
     def prefetch(self, versions: list[str]) -> None:
@@ -129,7 +164,7 @@ class Runner:
             self.stop()
 
 
-def _result(f: Future[Point]) -> Point:
+def _result(f: Future[tuple[Point, Control | None]]) -> tuple[Point, Control | None]:
     """The point, waited for in steps: a signal's handler runs in Python, so one that comes
     just before an unbounded wait blocks would be taken only when the probe is done."""
     while True:
@@ -190,21 +225,31 @@ class Control:
         return None if self.outcome is None or self.recipe_outcome is None else self.outcome != self.recipe_outcome
 
 
-def controls(runner: Runner, recipe: str, points: Sequence[Point], reuse: Path | None = None) -> list[Control]:
-    """The recipe's control probed on each point's version (its evidence written beside it);
-    with `reuse`, a control record already in that results directory is read instead."""
+EARNED = {True: "differs from the recipe", False: "SAME AS THE RECIPE: the verdict is not earned", None: "could not run"}
+
+
+def controls(runner: Runner, recipe: str, points: Sequence[Point]) -> list[Control]:
+    """The recipe's control on each point's version that ran, oldest first, once per version:
+    as the runner found it when it probed that version, else its record already in the
+    runner's results directory, else probed now (its evidence written beside it)."""
     name = get(recipe).control_for(runner.agent.name)
-    if not name or not points:
+    ran = {p.version: p for p in points if not p.skipped}
+    if not name or not ran:
         return []
-    had = {p.version: _outcome(reuse / runner.agent.name / p.version / f"{name}.json") for p in points} if reuse else {}
-    todo = [p.version for p in points if had.get(p.version) is None]
-    got = {c.version: c for c in runner.probe(todo, recipe=name)} if todo else {}
-    out = []
-    for p in points:
-        c = got.get(p.version)
-        outcome = had.get(p.version) or (c.outcome if c and not c.skipped else None)
-        out.append(Control(name, p.version, outcome, p.outcome, c.reason if c else None, c is None))
-    return out
+    out: dict[str, Control] = {}
+    for v, p in ran.items():
+        had = runner.checked.get(v) or _reused(name, p, runner.results / runner.agent.name / v / f"{name}.json")
+        if had is not None:
+            out[v] = had
+    todo = [v for v in ran if v not in out]
+    for c in runner.probe(todo, recipe=name) if todo else []:
+        out[c.version] = Control(name, c.version, None if c.skipped else c.outcome, ran[c.version].outcome, c.reason)
+    return [out[v] for v in sorted(out, key=spec.semver_key)]
+
+
+def _reused(name: str, p: Point, path: Path) -> Control | None:
+    had = _outcome(path)
+    return Control(name, p.version, had, p.outcome, reused=True) if had is not None else None
 
 
 def _outcome(path: Path) -> str | None:
@@ -250,9 +295,15 @@ def bisect(
     chosen = candidates(agent, start, end, results, prereleases)
     with Runner(agent, recipe, results, jobs, repeat, observation) as runner:
         found = search(chosen, runner.probe, jobs, runner.prefetch)
-        ends = [p for p in (found.before, found.after) if p is not None and found.status == "boundary"]
-        checks = controls(runner, recipe, ends)
+        checks = controls(runner, recipe, probed_points(found))
     return Report(agent.name, recipe, observation, chosen[0], chosen[-1], found, checks, round(time.monotonic() - t0, 1))
+
+
+def probed_points(b: Bisection) -> list[Point]:
+    """The versions a search probed, and the two of its boundary (the evidence may have
+    given them): those a control must answer for."""
+    ends = [p for p in (b.before, b.after) if p is not None and b.status == "boundary"]
+    return [b.points[v] for v in b.probed if v in b.points] + ends
 
 
 def as_json(r: Report) -> dict[str, Any]:
@@ -307,12 +358,7 @@ def text(r: Report) -> str:
     else:
         lines.append(f"no boundary: {b.reason}")
     for c in r.controls:
-        verdict = {
-            True: "differs from the recipe",
-            False: "SAME AS THE RECIPE: the verdict is not earned",
-            None: "could not run",
-        }[c.earned]
-        lines.append(f"control {c.recipe} on {c.version}: {c.outcome or c.reason} ({verdict})")
+        lines.append(f"control {c.recipe} on {c.version}: {c.outcome or c.reason} ({EARNED[c.earned]})")
     for p in b.skipped:
         lines.append(f"skipped {p.version}: {p.reason}")
     return "\n".join(lines)

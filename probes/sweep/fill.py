@@ -2,7 +2,8 @@
 ranges of versions, from the evidence (report/timeline.py); `--fill` bisects every open
 boundary, `--versions RANGE --every K` first samples every K-th release of RANGE and then
 bisects between samples that differ, so a range where the verdict changes several times
-(breaks, is fixed, breaks again) is found change by change."""
+(breaks, is fixed, breaks again) is found change by change. The recipe's control is probed on
+every version probed and on both versions of each boundary found (bisect.controls)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from probes.agents import Agent
 from probes.errors import Exit, InputError
 from probes.evidence.load import load
 from probes.report import timeline
-from probes.sweep.bisect import Control, Runner, controls
+from probes.sweep.bisect import Control, Runner, controls, probed_points
 from probes.sweep.matrix import select_versions
 from probes.sweep.search import Bisection, Point, search
 from probes.versions import spec
@@ -117,8 +118,7 @@ def fill(
                 found = search(span, runner.probe, jobs, runner.prefetch, {**known, **skipped})
                 skipped.update({p.version: p for p in found.skipped})
                 done.searches.append(found)
-                if found.status == "boundary" and found.before and found.after:
-                    done.controls += controls(runner, recipe, [found.before, found.after], reuse=results)
+        done.controls = controls(runner, recipe, done.sampled + [p for b in done.searches for p in probed_points(b)])
     done.wall_s = round(time.monotonic() - t0, 1)
     return done
 

@@ -1,6 +1,7 @@
 """The nightly's bisect: when `probe bump` finds a verdict changed between two versions with
 unprobed releases between them, the search (bisect.py) narrows the change to the release
-that made it before the report is written, so the report names that release."""
+that made it before the report is written, so the report names that release. The recipe's
+control is probed on every version probed and on both versions of the boundary."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from probes.agents import get as get_agent
 from probes.report import timeline
-from probes.sweep.bisect import Control, Runner, controls
+from probes.sweep.bisect import Control, Runner, controls, probed_points
 from probes.sweep.search import Point, search
 from probes.versions import spec
 
@@ -79,11 +80,7 @@ def narrow(
         }
         with Runner(get_agent(agent), recipe, results, jobs) as runner:
             b = search([before, *inner, after], runner.probe, jobs, runner.prefetch, known)
-            checks = (
-                controls(runner, recipe, [b.before, b.after], reuse=results)
-                if b.status == "boundary" and b.before and b.after
-                else []
-            )
+            checks = controls(runner, recipe, probed_points(b))
         found.append(
             Narrowed(
                 recipe,
