@@ -15,7 +15,7 @@ from probes import limits
 from probes.errors import InputError
 from probes.evidence import store
 from probes.evidence.merge import merge
-from probes.evidence.model import Evidence, load_evidence, save_evidence, write_atomic
+from probes.evidence.model import SCHEMA_VERSION, Evidence, load_evidence, save_evidence, write_atomic
 from tests.helpers import ROOT, probe_cmd
 
 RESULTS = ROOT / "results"
@@ -161,7 +161,7 @@ def test_reclassify_upgrades_a_version_1_tree_and_removes_unreferenced_blobs(tmp
     assert proc.stdout.endswith(f"0 record(s) changed, {len(before)} upgraded\n")
     for rel, v1 in before.items():
         v2 = load_evidence(results / rel)
-        assert v2["schema_version"] == 2 and "harness_commit" in json.loads((results / rel).read_text())
+        assert v2["schema_version"] == SCHEMA_VERSION and "harness_commit" in json.loads((results / rel).read_text())
         assert (v2["outcome"], v2["observations"], v2["claims"]) == (v1["outcome"], v1["observations"], v1["claims"])
         assert v2["invocation_count"] == v1["invocation_count"] and len(v2["model_requests"]) == len(v1["model_requests"])
     assert not orphan.exists() and foreign.exists()
@@ -180,7 +180,7 @@ def test_committed_results_are_compact_and_read_whole():
     referenced: set[str] = set()
     for p in records:
         stored = json.loads(p.read_text())
-        assert stored["schema_version"] == 2, p
+        assert stored["schema_version"] == SCHEMA_VERSION, p
         referenced |= {f"{p.parent.relative_to(RESULTS)}/{h}" for h in store.refs(stored)}
     assert referenced == {f"{b.parent.parent.relative_to(RESULTS)}/{b.stem}" for b in blobs}  # none missing, none unused
     assert max(b.stat().st_size for b in blobs) < limits.BLOB_MAX_BYTES // 16

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from probes.evidence.model import upgrade
+from probes.evidence.model import SCHEMA_VERSION, upgrade
 from probes.pipeline.normalise import hook_python, known_values, normalise, slug
 from tests.helpers import ROOT
 
@@ -123,7 +123,7 @@ def test_a_version_1_record_upgrades_to_stable_names():
         v1 = json.loads(path.read_text())
         v2 = upgrade(v1)
         text = json.dumps({k: v for k, v in v2.items() if k != "run_id"})
-        assert v2["schema_version"] == 2 and v1["schema_version"] == 1
+        assert v2["schema_version"] == SCHEMA_VERSION and v1["schema_version"] == 1
         assert "-tmp-probe-run-" not in text and "/tmp/venv/bin/python3" not in text, path
         assert v1["run_id"] not in text and v2["run_id"] == v1["run_id"]  # the identity stays, once
         assert "$UUID_1" in text and ("127.0.0.1:$PORT" in text or v1["agent"] != "claude")
