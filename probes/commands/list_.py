@@ -7,7 +7,9 @@ import json
 
 from tabulate import tabulate
 
+from probes.agents import AGENTS
 from probes.catalog.recipes import Recipe, load_all
+from probes.catalog.setup import DIMENSIONS, values
 from probes.classify import CLASSIFIERS
 from probes.commands.options import add_json
 from probes.errors import Exit
@@ -15,11 +17,14 @@ from probes.errors import Exit
 
 def add_arguments(ls: argparse.ArgumentParser) -> None:
     add_json(ls, "print the recipes as JSON, with their classifiers' key observation and what they read")
+    ls.add_argument("--setups", action="store_true", help="each agent's setup values (--setup KEY=VALUE), defaults first")
 
 
 def handle(args: argparse.Namespace) -> int:
     """The catalog; --json adds what each recipe's classifier shows in a table (its key
     observation) and the parts of the session it reads, from the classifier registry."""
+    if args.setups:
+        return print_setups(args.json)
     recipes = load_all().values()
     if args.json:
         rows = [
@@ -35,6 +40,8 @@ def handle(args: argparse.Namespace) -> int:
                 "reads": list(CLASSIFIERS[r.classifier].reads),
                 "surface": r.surface,
                 "mode": r.mode,
+                "setup": r.default_setup(),
+                "setups": r.setups,
                 "compare_with": r.compare_with,
             }
             for r in recipes
@@ -55,3 +62,14 @@ def control_text(r: Recipe) -> str:
         return f"(control of {r.control_of})"
     c = r.control
     return c if isinstance(c, str) else ", ".join(f"{a}: {n}" for a, n in (c or {}).items())
+
+
+def print_setups(as_json: bool) -> int:
+    """Every agent's values for each setup dimension, its default first."""
+    table = {name: values(agent) for name, agent in AGENTS.items()}
+    if as_json:
+        print(json.dumps(table, indent=2))
+    else:
+        rows = [(name, *(", ".join(v[k]) for k in DIMENSIONS)) for name, v in table.items()]
+        print(tabulate(rows, headers=["agent", *DIMENSIONS]))
+    return Exit.OK

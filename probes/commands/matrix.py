@@ -24,6 +24,14 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
     add_repeat(m, "runs per cell; the table shows the spread")
     add_results(m)
     add_shard(m, "run only slice I of N (disjoint, balanced by expected cost)")
+    m.add_argument(
+        "--setup",
+        action="append",
+        default=[],
+        metavar="KEY=V1[,V2...]",
+        help="run every cell under each of these setups (repeatable: the keys' values crossed)",
+    )
+    m.add_argument("--setups", choices=["declared"], help="declared: also every setup each recipe declares (`setups:`)")
     add_dry_run(m)
     add_json(m)
 
@@ -31,14 +39,14 @@ def add_arguments(m: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     agent = agent_named(args.agent)
     recipe_named(args.recipe, or_all=True)
-    cells = matrix.plan(agent.name, args.versions, args.recipe)
+    cells = matrix.plan(agent.name, args.versions, args.recipe, args.setup, args.setups == "declared")
     if args.shard:
         cells = matrix.shard(cells, *args.shard)
     if args.dry_run:
         if args.json:
             print(json.dumps(matrix.as_dicts(cells), indent=2))
         else:
-            print(tabulate([(c.spec, c.recipe) for c in cells], headers=["cell", "recipe"]))
+            print(tabulate([(c.spec, c.name) for c in cells], headers=["cell", "recipe"]))
         return Exit.OK
     Path(args.results).mkdir(parents=True, exist_ok=True)
     check_writable(Path(args.results))
@@ -49,5 +57,5 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(f"{len(cells) - len(failed)} of {len(cells)} cells ran; evidence in {args.results}")
         if failed:
-            print(tabulate([(c.spec, c.recipe, c.reason) for c in failed], headers=["could not run", "recipe", "why"]))
+            print(tabulate([(c.spec, c.name, c.reason) for c in failed], headers=["could not run", "recipe", "why"]))
     return Exit.HARNESS if failed else Exit.OK

@@ -5,13 +5,14 @@ as the CPU leaves room for (schedule.py)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import resource
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -23,6 +24,7 @@ from probes import stopping
 from probes.agents import AGENTS, Agent
 from probes.agents import get as get_agent
 from probes.catalog.recipes import Recipe, load_all
+from probes.catalog.setup import check, parse_pairs, stem
 from probes.errors import InputError, ProbeError
 from probes.limits import EVIDENCE_MAX_BYTES, MAX_SHARDS, BadFile, read_bounded
 from probes.pipeline.run import probe_repeated
@@ -34,12 +36,22 @@ from probes.versions import install, spec
 class Cell:
     spec: str
     recipe: str
+    setup: str = ""  # KEY=VALUE,...: the setup it runs under, over the recipe's default ("": that)
     status: str = "planned"  # planned, done, failed
     outcome: str | None = None
     reason: str | None = None
     evidence: str | None = None
     wall_s: float | None = None  # the cell's own time, in its worker
     cpu_s: float | None = None  # CPU time of the worker and every process it waited for
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.spec, self.recipe, self.setup
+
+    @property
+    def name(self) -> str:
+        """The recipe as its record is named: RECIPE, or RECIPE@KEY in another setup."""
+        return stem(self.recipe, self.setup)
 
 
 def select_versions(agent: Agent, selector: str, prereleases: bool = False) -> list[str]:
@@ -65,15 +77,38 @@ def select_versions(agent: Agent, selector: str, prereleases: bool = False) -> l
     return [spec.resolve(spec.parse_spec(f"{agent.name}@{v}", AGENTS), agent.package, pub, own) for v in chosen]
 
 
-def plan(agent_name: str, versions: str, recipe: str) -> list[Cell]:
-    chosen = select_versions(get_agent(agent_name), versions)
+def plan(agent_name: str, versions: str, recipe: str, setups: Sequence[str] = (), declared: bool = False) -> list[Cell]:
+    agent = get_agent(agent_name)
+    crossed = crossed_setups(agent, setups)  # bad input before the registry is asked
+    chosen = select_versions(agent, versions)
     if not chosen:
         raise InputError(f"--versions {versions} selects no published {agent_name} version")
-    return cells(agent_name, chosen, recipe)
+    return cells(agent_name, chosen, recipe, crossed, declared)
 
 
-def cells(agent_name: str, versions: list[str], recipe: str) -> list[Cell]:
-    """Every (version, recipe) cell; `recipe` is a name or all (those that apply to the agent)."""
+def crossed_setups(agent: Agent, items: Sequence[str]) -> list[dict[str, str]]:
+    """`--setup KEY=V1,V2` items crossed: every combination of the values given ([{}]: none)."""
+    axes: dict[str, list[str]] = {}
+    for item in items:
+        k, eq, values = item.partition("=")
+        if not eq or k in axes:
+            raise InputError(f"--setup {item[:60]!r}: give each key once, as KEY=VALUE[,VALUE...]")
+        axes[k] = [v for v in values.split(",") if v]
+        for v in axes[k]:
+            check(agent, parse_pairs([f"{k}={v}"]), "--setup")
+    return [dict(zip(axes, combo, strict=True)) for combo in itertools.product(*axes.values())]
+
+
+def cells(
+    agent_name: str,
+    versions: list[str],
+    recipe: str,
+    setups: Sequence[Mapping[str, str]] = ({},),
+    declared: bool = False,
+) -> list[Cell]:
+    """Every (version, recipe, setup) cell; `recipe` is a name or all (those that apply to the
+    agent); each recipe under every setup in `setups` (over its default), and with `declared`
+    under the other setups it declares too. A setup a recipe cannot run in is left out."""
     recipes = load_all()
     if recipe == "all":
         names = sorted(n for n, r in recipes.items() if agent_name in r.agents)
@@ -83,7 +118,19 @@ def cells(agent_name: str, versions: list[str], recipe: str) -> list[Cell]:
         raise InputError(f"unknown recipe {recipe!r}: see `probe list`")
     # The slowest recipes first, so the pool ends with short cells.
     order = sorted(names, key=lambda n: (not recipes[n].slow, n))
-    return [Cell(f"{agent_name}@{v}", n) for v in versions for n in order]
+    out: list[Cell] = []
+    for n in order:
+        overs = [*setups, *(recipes[n].declared_setups(agent_name) if declared else [])]
+        keys: list[str] = []
+        for over in overs:
+            try:
+                key = recipes[n].for_agent(agent_name, over).setup_key
+            except InputError:
+                continue  # e.g. a session the recipe's agent cannot have with its config
+            if key not in keys:
+                keys.append(key)
+        out += [Cell(f"{agent_name}@{v}", n, key) for key in keys for v in versions]
+    return sorted(out, key=lambda c: (versions.index(c.spec.split("@")[1]), order.index(c.recipe), c.setup))
 
 
 # ---------------------------------------------------------------- shards
@@ -123,14 +170,14 @@ def shard(cells: list[Cell], index: int, count: int) -> list[Cell]:
     """Slice `index` of `count` (1-based): deterministic, disjoint, the slices together cover
     every cell, balanced by expected cost (longest first, each to the least loaded slice)."""
     recipes = load_all()
-    cost = {(c.spec, c.recipe): expected_cost_s(recipes[c.recipe], c.spec.split("@")[0]) for c in cells}
+    cost = {c.key: expected_cost_s(recipes[c.recipe], c.spec.split("@")[0]) for c in cells}
     loads = [0.0] * count
-    owner: dict[tuple[str, str], int] = {}
-    for c in sorted(cells, key=lambda c: (-cost[c.spec, c.recipe], c.spec, c.recipe)):
+    owner: dict[tuple[str, str, str], int] = {}
+    for c in sorted(cells, key=lambda c: (-cost[c.key], c.key)):
         slot = min(range(count), key=lambda i: (loads[i], i))
-        loads[slot] += cost[c.spec, c.recipe]
-        owner[c.spec, c.recipe] = slot
-    return [c for c in cells if owner[c.spec, c.recipe] == index - 1]
+        loads[slot] += cost[c.key]
+        owner[c.key] = slot
+    return [c for c in cells if owner[c.key] == index - 1]
 
 
 def _cpu_s() -> float:
@@ -140,7 +187,8 @@ def _cpu_s() -> float:
 def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
     start, cpu = time.monotonic(), _cpu_s()
     try:
-        records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat)
+        setup = parse_pairs([cell.setup])
+        records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat, setup=setup)
         cell.status, cell.outcome, cell.evidence = "done", records[-1].outcome, str(path)
     except ProbeError as e:
         cell.status, cell.reason = "failed", str(e)
@@ -194,14 +242,14 @@ def longest_first(cells: list[Cell], dirs: list[Path]) -> list[Cell]:
     """The cells by expected cost, longest first: a recipe's recorded wall where `dirs` hold
     evidence of it (on any version), else the estimate from the recipe alone."""
     recipes = load_all()
-    cost: dict[tuple[str, str], float] = {}
+    cost: dict[tuple[str, str, str], float] = {}
     for agent in {c.spec.split("@")[0] for c in cells}:
         mine = [c for c in cells if c.spec.split("@")[0] == agent]
         recorded = recorded_wall_s(dirs, agent, {c.recipe for c in mine})
         for c in mine:
             known = recorded.get(c.recipe)
-            cost[c.spec, c.recipe] = known + HARNESS_COST_S if known is not None else expected_cost_s(recipes[c.recipe], agent)
-    return sorted(cells, key=lambda c: (-cost[c.spec, c.recipe], c.spec, c.recipe))
+            cost[c.key] = known + HARNESS_COST_S if known is not None else expected_cost_s(recipes[c.recipe], agent)
+    return sorted(cells, key=lambda c: (-cost[c.key], c.key))
 
 
 # ---------------------------------------------------------------- run
@@ -236,8 +284,8 @@ def run(cells: list[Cell], results: Path, jobs: int | None = None, repeat: int =
                 report(cell)
     finally:
         report(None)  # on a terminal, the bar ends its line (before the one that says why, if any)
-    key = {(c.spec, c.recipe): i for i, c in enumerate(cells)}
-    return sorted(done, key=lambda c: key[c.spec, c.recipe])
+    key = {c.key: i for i, c in enumerate(cells)}
+    return sorted(done, key=lambda c: key[c.key])
 
 
 Report = Callable[[Cell | None], None]  # a cell done; None: all done
@@ -252,7 +300,7 @@ def _progress(total: int) -> Report:
             if cell is None:
                 bar.close()
                 return
-            bar.set_postfix_str(f"{cell.spec} {cell.recipe}: {cell.outcome or 'failed'}", refresh=False)
+            bar.set_postfix_str(f"{cell.spec} {cell.name}: {cell.outcome or 'failed'}", refresh=False)
             bar.update(1)
 
         return bar_report
@@ -262,7 +310,7 @@ def _progress(total: int) -> Report:
         if cell is not None:
             n[0] += 1
             print(
-                f"[{n[0]}/{total}] {cell.spec} {cell.recipe}: {cell.outcome or 'FAILED: ' + str(cell.reason)}",
+                f"[{n[0]}/{total}] {cell.spec} {cell.name}: {cell.outcome or 'FAILED: ' + str(cell.reason)}",
                 file=sys.stderr,
                 flush=True,
             )
