@@ -40,6 +40,8 @@ def handle(args: argparse.Namespace) -> int:
         raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
     recipes = load_all()
     classifiers = {name: r.classifier for name, r in recipes.items()}
+    # a record of another setup (RECIPE@KEY) is a row of its own, read by its recipe's classifier
+    classifiers.update({c.recipe: recipes[c.base].classifier for c in cells if c.setup_key and c.base in recipes})
     pairs = {name: r.compare_with for name, r in recipes.items() if r.compare_with}  # extension -> command-hook recipe
     known = known_candidates(results, sorted({c.agent for c in cells}))  # the registry snapshots
     if args.format == "json":

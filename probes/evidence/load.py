@@ -27,6 +27,11 @@ class Cell:
     control_missing: bool = False  # its recipe names a control, with no record on this version (in this setup)
 
     @property
+    def base(self) -> str:
+        """The recipe the record is of (`recipe` is its file stem: RECIPE or RECIPE@KEY)."""
+        return base_of(self.recipe)
+
+    @property
     def setup_key(self) -> str:
         """What its setup changes from its recipe's default ("" when nothing): `recipe` is the
         record's file stem, RECIPE@KEY, so each setup is a row of its own."""
