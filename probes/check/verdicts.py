@@ -86,7 +86,7 @@ def broken_why(inv: dict[str, Any], block_codes: frozenset[int] = frozenset({2})
     if code == 126:
         return "not executable (exit 126)" + said
     if code not in (0, None) and code not in block_codes:
-        return f"exit {code}, an error (the agent blocks on exit {', '.join(map(str, sorted(block_codes)))})" + said
+        return f"exit {code}, an error (its docs give exit {', '.join(map(str, sorted(block_codes)))} to block)" + said
     return None
 
 
