@@ -24,6 +24,11 @@ KNOWN = ", ".join(sorted(AGENTS))  # every agent module, however many there are
         (["run", "copilot@1.0.92"], "the following arguments are required"),
         (["frobnicate"], "invalid choice"),
         (["versions", "nosuchagent"], "unknown agent 'nosuchagent'"),
+        (["run", "claude@2.1.328", "hang-pretool", "--setup", "permissions=yolo"], "claude has no permissions value 'yolo'"),
+        (["run", "claude@2.1.328", "hang-pretool", "--setup", "shell=bash"], "'shell=bash' is not KEY=VALUE"),
+        (["run", "codex@0.171.0", "hang-pretool", "--setup", "session=interactive"], "codex has no session value"),
+        (["cite", "claude@2.1.328", "hang-pretool", "--setup", "sh=zsh"], "claude has no sh value 'zsh'"),
+        (["matrix", "--agent", "vscode", "--versions", "4.139.1", "--setup", "permissions=none"], "vscode has no permissions"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message, tmp_path, capsys, monkeypatch):
