@@ -7,10 +7,11 @@ import argparse
 import json
 from pathlib import Path
 
-from probes.commands.options import add_search
+from probes.commands.options import add_search, stem_of
 from probes.errors import InputError
 from probes.evidence.model import check_writable
-from probes.sweep.bisect import as_json, bisect, check_recipe, text
+from probes.sweep.bisect import as_json, bisect, text
+from probes.sweep.checks import check_recipe
 from probes.versions.named import agent_named
 from probes.versions.spec import SPEC_RE
 
@@ -29,6 +30,7 @@ def add_arguments(bi: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     agent = agent_named(args.agent)
     check_recipe(agent, args.recipe, args.observation)
+    args.recipe = stem_of(args.recipe, agent.name, args.setup)  # RECIPE@KEY in another setup
     for option, v in (("--from", args.start), ("--to", args.end)):
         if not SPEC_RE.fullmatch(f"{agent.name}@{v}"):
             raise InputError(f"{option} {v[:40]!r}: expected an exact version (e.g. 1.0.80) or latest")

@@ -22,7 +22,7 @@ def add_arguments(ci: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     s = spec_of(args.spec, exact=True)
     wanted = stem_of(args.recipe, s.agent, args.setup)
-    cells = [c for c in load(Path(args.results), s.agent, wanted, s.version, strict=True) if c.recipe == wanted]
+    cells = load(Path(args.results), s.agent, wanted, s.version, strict=True)
     if not cells:
         raise InputError(
             f"no evidence for {args.spec} {args.recipe} in {args.results}: run `probe run {args.spec} {args.recipe}` first"

@@ -62,7 +62,7 @@ def add_setup(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="run under another setup than the recipe's: config, session, permissions or sh "
+        help="run under another setup than the recipe's: config, session, permissions, rules or sh "
         "(repeatable; `probe list --setups` shows each agent's values)",
     )
 
@@ -107,7 +107,8 @@ def add_dry_run(p: argparse.ArgumentParser) -> None:
 def add_search(c: argparse.ArgumentParser, verb: str) -> None:
     """What `bisect` and `timeline` both take (docs/ranges.md)."""
     c.add_argument("agent")
-    c.add_argument("recipe", help="recipe name (see `probe list`)")
+    c.add_argument("recipe", help="recipe name (see `probe list`), or RECIPE@KEY=VALUE in another setup")
+    add_setup(c)
     c.add_argument("--observation", metavar="KEY", help="compare this observation's value, not the outcome label")
     c.add_argument("--prereleases", action="store_true", help="pre-releases are candidates too")
     add_repeat(c, f"probe each version N times; one whose runs disagree stops the {verb} as flaky")

@@ -35,7 +35,7 @@ def handle(args: argparse.Namespace) -> int:
             raise InputError(f"--output {out} is a directory: name the file to write")
         if not out.parent.is_dir():
             raise InputError(f"--output {out}: no directory {out.parent}")
-    cells = load(results, args.agent, args.recipe)
+    cells = load(results, args.agent, args.recipe, setups=True)  # --recipe R: its rows in every setup
     if not cells:
         raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())
     recipes = load_all()

@@ -7,11 +7,11 @@ import argparse
 import json
 from pathlib import Path
 
-from probes.commands.options import add_search, count
+from probes.commands.options import add_search, count, stem_of
 from probes.errors import Exit, InputError
 from probes.evidence.model import check_writable
 from probes.report import timeline
-from probes.sweep.bisect import check_recipe
+from probes.sweep.checks import check_recipe
 from probes.sweep.fill import fill, filled_json, filled_text, restricted
 from probes.versions.named import agent_named
 
@@ -30,6 +30,7 @@ def add_arguments(tl: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     agent = agent_named(args.agent)
     check_recipe(agent, args.recipe, args.observation)
+    args.recipe = stem_of(args.recipe, agent.name, args.setup)  # RECIPE@KEY in another setup
     if args.every and not args.versions:
         raise InputError("--every K samples a range: give it with --versions RANGE (e.g. 1.0.57..1.0.92)")
     results = Path(args.results)

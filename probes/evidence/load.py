@@ -53,17 +53,19 @@ def load(
     version: str | None = None,
     strict: bool = False,
     skipped: list[str] | None = None,
+    setups: bool = False,
 ) -> list[Cell]:
     """The evidence in `results`. A file that is not an evidence record is skipped with a
     warning naming it (the rest still renders; into `skipped` instead, when given), or
-    refused when `strict`."""
+    refused when `strict`. `recipe` names a record file's stem (RECIPE, or RECIPE@KEY for
+    another setup); with `setups`, a recipe's records in every setup."""
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     cells: list[Cell] = []
     blobs = Blobs()  # a blob many records refer to is read once
     for path in sorted(results.glob("*/*/*.json")):
         a, v, r = path.parts[-3], path.parts[-2], path.stem
-        if (agent and a != agent) or (recipe and recipe not in (r, base_of(r))) or (version and v != version):
+        if (agent and a != agent) or (recipe and recipe not in (r, base_of(r) if setups else r)) or (version and v != version):
             continue
         try:
             cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path, blobs=blobs))))

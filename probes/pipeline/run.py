@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from probes.agents import AGENTS, Agent
 from probes.backends import BACKENDS, Backend
+from probes.catalog.setup import parse_pairs, split_stem
 from probes.errors import InputError
 from probes.evidence.store import check_writable
 from probes.pipeline import steps
@@ -108,7 +109,10 @@ def probe(
     write: bool = True,
     setup: Mapping[str, str] | None = None,
 ) -> tuple[Evidence, Path]:
-    """One probe: the shared session (steps.session), read by the recipe's classifier."""
+    """One probe: the shared session (steps.session), read by the recipe's classifier.
+    `recipe_name` may be a record's stem, RECIPE@KEY: the recipe in that setup."""
+    recipe_name, key = split_stem(recipe_name)
+    setup = {**parse_pairs([key]), **(setup or {})}
     entered = time.time()
     began = _previous_end[-1] if _previous_end else process_start()
     backend = BACKENDS[backend_name]

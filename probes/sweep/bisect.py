@@ -11,7 +11,6 @@ import contextlib
 import multiprocessing
 import sys
 import time
-import typing
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -21,14 +20,12 @@ from typing import Any
 
 from probes import stopping
 from probes.agents import AGENTS, Agent
-from probes.catalog.names import recipe_named
 from probes.catalog.recipes import get
-from probes.classify import CLASSIFIERS
+from probes.catalog.setup import split_stem, stem
 from probes.errors import Exit, InputError, ProbeError
 from probes.evidence.model import load_evidence
-from probes.pipeline.run import load_recipe, probe_repeated
+from probes.pipeline.run import probe_repeated
 from probes.report.timeline import candidates_of, compact, write_snapshot
-from probes.suggest import perhaps
 from probes.sweep.search import Bisection, Point, point_json, search
 from probes.versions import install, prefixes, spec
 
@@ -99,7 +96,7 @@ class Runner:
         """The versions probed with `recipe` (the runner's own when None: then its control too,
         on each version that ran, kept in `checked`)."""
         name, obs = recipe or self.recipe, observation if recipe else self.observation
-        control = None if recipe else get(self.recipe).control_for(self.agent.name)
+        control = None if recipe else control_of(self.recipe, self.agent.name)
         args = [(self.agent.name, v, name, str(self.results), self.repeat, obs, control) for v in versions]
         if self.jobs == 1 or len(versions) == 1:
             points = []
@@ -232,7 +229,7 @@ def controls(runner: Runner, recipe: str, points: Sequence[Point]) -> list[Contr
     """The recipe's control on each point's version that ran, oldest first, once per version:
     as the runner found it when it probed that version, else its record already in the
     runner's results directory, else probed now (its evidence written beside it)."""
-    name = get(recipe).control_for(runner.agent.name)
+    name = control_of(recipe, runner.agent.name)
     ran = {p.version: p for p in points if not p.skipped}
     if not name or not ran:
         return []
@@ -364,29 +361,8 @@ def text(r: Report) -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------- checks of the input (bisect and timeline)
-
-
-def observation_names(recipe: str) -> list[str]:
-    """The observations the recipe's classifier always reports (its TypedDict's keys)."""
-    fn = CLASSIFIERS[get(recipe).classifier].fn
-    obs = typing.get_args(typing.get_type_hints(fn).get("return"))
-    return list(typing.get_type_hints(obs[1])) if len(obs) == 2 else []
-
-
-def check_observation(recipe: str, observation: str | None) -> None:
-    if observation is None:
-        return
-    known = observation_names(recipe)
-    if known and observation not in known:
-        raise InputError(
-            f"--observation {observation[:60]!r}: {recipe} reports no such observation "
-            f"(it reports {', '.join(known)}){perhaps(observation, known)}"
-        )
-
-
-def check_recipe(agent: Agent, recipe: str, observation: str | None) -> None:
-    """Everything about the input that can be refused before the registry is asked."""
-    recipe_named(recipe)
-    load_recipe(recipe, agent)  # applies to the agent
-    check_observation(recipe, observation)
+def control_of(recipe: str, agent: str) -> str | None:
+    """The control of a recipe (RECIPE or RECIPE@KEY) on `agent`, in the same setup."""
+    name, key = split_stem(recipe)
+    control = get(name).control_for(agent)
+    return stem(control, key) if control else None

@@ -20,6 +20,7 @@ def test_every_agent_has_every_dimension_with_its_default_first():
             "config": "project",
             "session": "print",
             "permissions": "preapproved",
+            "rules": "none",
             "sh": "dash",
         }
 
@@ -99,7 +100,8 @@ def test_a_setup_is_a_row_of_its_own_and_earned_against_its_control_in_the_same_
     put(control, "denied")  # the default setup: not earned
     put("exit2-pretool@sh=bash", "denied")
     put(f"{control}@sh=bash", "allowed")  # the same setup's control differs: earned
-    cells = {c.recipe: c for c in load(tmp_path, recipe="exit2-pretool")}
+    assert [c.recipe for c in load(tmp_path, recipe="exit2-pretool")] == ["exit2-pretool"]  # one setup's, exactly
+    cells = {c.recipe: c for c in load(tmp_path, recipe="exit2-pretool", setups=True)}
     assert set(cells) == {"exit2-pretool", "exit2-pretool@sh=bash"}
     assert cells["exit2-pretool"].same_as_control and not cells["exit2-pretool@sh=bash"].same_as_control
     assert cells["exit2-pretool@sh=bash"].setup_key == "sh=bash"
