@@ -114,6 +114,9 @@ class Agent(Protocol):
     # (the tools allowed up front), none (no such flag: the agent's own default), its modes.
     permission_setups: tuple[str, ...] = ("preapproved", "none")
     sessions: tuple[str, ...] = ("print", "interactive")  # how it can be driven: -p, a terminal
+    # The permission rules it can be given in the settings its hooks are written to
+    # (catalog/setup.py `rules`): none (no rule, the default), or those write_rules writes.
+    rule_setups: tuple[str, ...] = ("none",)
     # Files its native config writer names as the harness's own, as `probe recorder` names them
     # in a person's workspace instead (written name -> name there).
     recorder_names: Mapping[str, str] = MappingProxyType({})
@@ -154,6 +157,12 @@ class Agent(Protocol):
     ) -> tuple[str | None, str]:
         """The version that actually ran, read back from the run, and where it was read."""
         ...
+
+    def write_rules(self, target: ConfigTarget, rules: str, config: str) -> list[Path]:
+        """The permission rules `rules` names (one of rule_setups) merged into the settings the
+        hooks were written to under `config` (after its writer, keeping the hooks); the files
+        written. none: nothing."""
+        return []
 
     def install_env(self, staging: Path) -> dict[str, str] | None:
         """npm's environment for installing it (its own Node, say); None: npm's own."""

@@ -66,6 +66,24 @@ def write_user_settings(target: ConfigTarget, registrations: Sequence[Registrati
     return Written([merge_json(target.home, USER_SETTINGS, {"hooks": settings_hooks(registrations)})])
 
 
+# The permission rules a setup can write (catalog/setup.py `rules`): settings' "permissions".
+RULES: Mapping[str, Mapping[str, list[str]]] = {
+    "allow-bash": {"allow": ["Bash"]},
+    "ask-bash": {"ask": ["Bash"]},
+    "deny-bash": {"deny": ["Bash"]},  # the whole tool: it is not offered to the model at all
+    "ask-bash-echo": {"ask": ["Bash(echo:*)"]},  # the commands the scripted model runs (echo ran > ...)
+    "deny-bash-echo": {"deny": ["Bash(echo:*)"]},
+}
+# The settings file the rules go to under each config location (root "home" or "workspace",
+# the path under it): the hooks' own, or the project's where that file holds no settings (a plugin).
+RULE_FILES: Mapping[str, tuple[str, str]] = {
+    NATIVE: ("workspace", ".claude/settings.json"),
+    "project-local": ("workspace", ".claude/settings.local.json"),
+    "user": ("home", USER_SETTINGS),
+    "plugin": ("workspace", ".claude/settings.json"),
+}
+
+
 PLUGIN_DIR = "probe-plugin"  # under HOME
 
 
@@ -129,6 +147,16 @@ class Claude(Agent):
     # --permission-mode (an older release that lacks one refuses it: the run says so)
     permission_setups = ("preapproved", "none", "default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
 
+    rule_setups = ("none", *RULES)
+
+    def write_rules(self, target: ConfigTarget, rules: str, config: str) -> list[Path]:
+        """Its settings' `permissions.allow|ask|deny`, merged into the file the hooks went to."""
+        if rules == "none":
+            return []
+        where, rel = RULE_FILES[config]
+        root = target.home if where == "home" else target.workspace
+        return [merge_json(root, rel, {"permissions": dict(RULES[rules])}, deep=True)]
+
     def allowed(self, permissions: str) -> list[str]:
         if permissions == "preapproved":
             return ["--allowedTools", "Bash,Write,Edit,Read,Agent"]
@@ -165,7 +193,7 @@ class Claude(Agent):
                 "projects": {cwd: {"hasTrustDialogAccepted": True}},
             },
         )
-        merge_json(home, USER_SETTINGS, {"permissions": {"defaultMode": "default"}})  # keeps user hooks
+        merge_json(home, USER_SETTINGS, {"permissions": {"defaultMode": "default"}}, deep=True)  # keeps user hooks, rules
         return {}
 
     def executed_version(

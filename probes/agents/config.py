@@ -29,10 +29,12 @@ def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
 
 
-def merge_json(root: Path, rel: str, updates: Mapping[str, Any]) -> Path:
+def merge_json(root: Path, rel: str, updates: Mapping[str, Any], deep: bool = False) -> Path:
     """The JSON object at `rel` under `root` with `updates`' keys set over its own (a file the
     agent's session_env, prepare_interactive or a hook writer wrote first keeps its other
-    keys); written fresh when there is none. Read without following a link."""
+    keys); written fresh when there is none. `deep`: an object under a key is merged the same
+    way into the object there (permissions' rules beside its defaultMode). Read without
+    following a link."""
     data: dict[str, Any] = {}
     if untrusted.exists(root, rel):
         try:
@@ -42,7 +44,8 @@ def merge_json(root: Path, rel: str, updates: Mapping[str, Any]) -> Path:
         if not isinstance(loaded, dict):
             raise HarnessError(f"{rel}: cannot merge into it (not a JSON object)")
         data = loaded
-    data.update(updates)
+    for k, v in updates.items():
+        data[k] = {**data[k], **v} if deep and isinstance(v, Mapping) and isinstance(data.get(k), dict) else v
     path = root / rel
     write_json(path, data)
     return path

@@ -5,13 +5,18 @@
     session      print (-p / exec), or interactive (a terminal session driven step by step)
     permissions  preapproved (the tools allowed up front), none (the agent's own default), or
                  one of the agent's permission modes
+    rules        permission rules written into the settings the hooks go to: none, or one the
+                 agent declares (Claude: allow-bash, ask-bash, deny-bash)
     sh           the shell at /bin/sh inside the run (the jail binds it there): dash, bash, busybox
 
 Each agent has its own values (the first is its default). A recipe states its default setup
 (`setup:`) and the other setups it is committed under (`setups:`); `--setup KEY=VALUE` varies
 one run. A record made under another setup than its recipe's default is stored beside it as
 RECIPE@KEY=VALUE[,KEY=VALUE].json, the keys in the order above: its setup key names only what
-differs from the recipe's default, so every default record keeps its name."""
+differs from the recipe's default, so every default record keeps its name.
+
+A dimension added after records were committed (ADDED) has the value every earlier record was
+made under; a record's setup without its key reads as that value (`filled`)."""
 
 from __future__ import annotations
 
@@ -24,7 +29,10 @@ from probes.errors import InputError
 if TYPE_CHECKING:
     from probes.agents import Agent
 
-DIMENSIONS = ("config", "session", "permissions", "sh")
+DIMENSIONS = ("config", "session", "permissions", "rules", "sh")
+# Dimensions added after records were committed, with the value every record before them was
+# made under (the first of each agent's values).
+ADDED = {"rules": "none"}
 SHELLS = ("dash", "bash", "busybox")  # the first is what every committed record before setups ran under
 VALUE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")
 
@@ -37,6 +45,7 @@ def values(agent: Agent) -> dict[str, tuple[str, ...]]:
         "config": tuple(agent.config_locations),
         "session": agent.sessions,
         "permissions": agent.permission_setups,
+        "rules": agent.rule_setups,
         "sh": SHELLS,
     }
 
@@ -64,8 +73,16 @@ def resolve(agent: Agent, *layers: Mapping[str, str]) -> Setup:
     return {k: setup[k] for k in DIMENSIONS}
 
 
+def filled(setup: Mapping[str, str]) -> Setup:
+    """A record's setup with the dimensions added since it was made (ADDED) at the value it was
+    made under; its other keys as they are."""
+    return {**{k: v for k, v in ADDED.items() if k not in setup}, **setup}
+
+
 def key(setup: Mapping[str, str], base: Mapping[str, str]) -> str:
-    """What `setup` changes from `base`, as a file name's suffix reads it: "" when nothing."""
+    """What `setup` changes from `base`, as a file name's suffix reads it: "" when nothing. A
+    key either lacks that was added since (ADDED) is its value then."""
+    setup, base = filled(setup), filled(base)
     return ",".join(f"{k}={setup[k]}" for k in DIMENSIONS if setup.get(k) != base.get(k))
 
 
@@ -102,7 +119,9 @@ def stem(recipe: str, setup_key: str) -> str:
 
 
 def setup_line(setup: Mapping[str, str], setup_key: str | None) -> str:
-    """A record's setup in a line: every dimension, and what differs from the recipe's default."""
+    """A record's setup in a line: every dimension (those added since it was made at the value
+    it was made under), and what differs from the recipe's default."""
+    setup = filled(setup)
     line = " ".join(
         f"{k}={setup[k]}"
         for k in sorted(setup, key=lambda k: (k not in DIMENSIONS, DIMENSIONS.index(k) if k in DIMENSIONS else 0))

@@ -226,8 +226,9 @@ class Evidence(Record):
     provenance: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # what the session did to the run itself: "records unreadable: ...", "disk full: ..."
     error: str | None = Field(default=None, exclude_if=lambda v: v is None)
-    # The setup it was measured under (catalog/setup.py: config, session, permissions, sh), and
-    # what of it differs from its recipe's default (its file name's @suffix; "" when nothing).
+    # The setup it was measured under (catalog/setup.py: config, session, permissions, rules, sh;
+    # a record made before `rules` lacks it: none), and what of it differs from its recipe's
+    # default (its file name's @suffix; "" when nothing).
     setup: dict[str, str] | None = Field(default=None, exclude_if=lambda v: v is None)
     setup_key: str | None = Field(default=None, exclude_if=lambda v: v is None)
     # What the run itself showed of its setup: {"sh": the shell at /bin/sh inside the run,

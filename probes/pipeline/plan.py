@@ -116,7 +116,9 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
     if writer is None:
         raise InputError(f"recipe {name!r}: {agent.name} reads no {recipe.config_location} config")
     (run.bin / "hook.json").write_text(json.dumps(HookConfig(records=str(run.records), hooks=sidecar)))
-    written = writer(ConfigTarget(workspace=run.workspace, home=run.home), regs)
+    target = ConfigTarget(workspace=run.workspace, home=run.home)
+    written = writer(target, regs)
+    agent.write_rules(target, recipe.setup.get("rules", "none"), recipe.config_location)  # merged: after the hooks
     return Hooks(regs, sidecar, argv=written.argv)
 
 
