@@ -93,4 +93,10 @@ def _npm_install(package: str, version: str, staging: Path, env: dict[str, str] 
             f"npm install {package}@{version} took over {INSTALL_TIMEOUT_S}s: check the registry and retry"
         ) from None
     if proc.returncode != 0:
-        raise HarnessError(f"npm install {package}@{version} failed ({npm_error(proc.stderr)}): check the registry and retry")
+        why = npm_error(proc.stderr)
+        hint = (
+            "install the system package it needs (see the agent's page in docs/)"
+            if "build step" in why
+            else "check the registry and retry"
+        )
+        raise HarnessError(f"npm install {package}@{version} failed ({why}): {hint}")

@@ -53,10 +53,13 @@ def npm() -> str:
 
 
 def npm_error(stderr: str) -> str:
-    """npm's own one-line reason (its first error line), without the log-file pointer."""
+    """npm's own one-line reason (its first error line), without the log-file pointer; and
+    when a package's build step failed, the compiler's own error (a missing system header)."""
     lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
     errors = [ln for ln in lines if ln.startswith(("npm error", "npm ERR!")) and "complete log" not in ln]
-    return (errors or lines or ["no output"])[0]
+    built = [ln for ln in lines if "fatal error:" in ln]  # e.g. gssapi/gssapi.h: No such file or directory
+    first = (errors or lines or ["no output"])[0]
+    return f"{first}; a build step failed: {built[0][-160:]}" if built else first
 
 
 @dataclass(frozen=True)

@@ -56,3 +56,19 @@ def test_resolve_names_nearest_published(monkeypatch):
         spec.resolve(spec.Spec("copilot", "1.0.93"), "@github/copilot")
     assert spec.resolve(spec.Spec("copilot", "latest"), "@github/copilot") == "1.0.102"
     assert spec.resolve(spec.Spec("copilot", "1.0.80"), "@github/copilot") == "1.0.80"
+
+
+def test_a_failed_build_step_names_the_compilers_error():
+    """code-server's kerberos module fails to build without libkrb5-dev: npm says only `code 1`."""
+    from probes.versions.spec import npm_error
+
+    stderr = (
+        "npm error code 1\nnpm error path /x/node_modules/kerberos\n"
+        "npm error ../src/kerberos.h:5:10: fatal error: gssapi/gssapi.h: No such file or directory\n"
+        "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log\n"
+    )
+    assert npm_error(stderr) == (
+        "npm error code 1; a build step failed: "
+        "npm error ../src/kerberos.h:5:10: fatal error: gssapi/gssapi.h: No such file or directory"
+    )
+    assert npm_error("npm error code E404\nnpm error 404 Not Found") == "npm error code E404"
