@@ -145,6 +145,12 @@ class Agent(Protocol):
         """A prompt-mode (-p) session."""
         ...
 
+    def prepare_permissions(self, prefix: Path, home: Path, permissions: str) -> list[Path]:
+        """What a permission setup needs besides the argv, written once the hooks and
+        session_env's files are (Codex trusted-hash: its hooks trusted by hash); the files
+        written. Most setups: nothing."""
+        return []
+
     def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]: ...
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:

@@ -13,14 +13,25 @@ Hooks: `<repo>/.codex/hooks.json` (Claude Code's shape), loaded only in a truste
 with `--dangerously-bypass-hook-trust` (since 0.131.0; 0.130.0 gates hooks on trust and has
 no way around it in `exec`). A recipe with `setup: {permissions: none}` runs Codex as a user's plain
 `codex exec` does: no approvals bypass, sandboxed, and no hook-trust bypass either.
+`permissions: trusted-hash` pre-approves the tools but trusts the hooks as a person's review
+does instead of bypassing it: Codex's own app-server (`hooks/list`) gives each hook's key and
+current hash, written as `[hooks.state."<key>"] trusted_hash` into $CODEX_HOME/config.toml.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import platform
 import re
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +49,7 @@ from probes.agents.base import (
 )
 from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
-from probes.errors import HarnessError
+from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
 
 if TYPE_CHECKING:
@@ -62,6 +73,11 @@ CODEX_EVENTS = (
     "permission_request",
 )
 BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai/codex#21768)
+# Hook review, and hooks/list's currentHash (0.128.0's hooks/list has no hash; it needs none).
+HOOK_TRUST_SINCE = (0, 129, 0)
+TRUSTED_HASH = "trusted-hash"  # the permission setup whose hooks are trusted by hash, not bypassed
+APP_SERVER_TIMEOUT_S = 30.0  # `codex app-server` answering initialize and hooks/list (0.5 s measured)
+CONFIG_MAX = 1024 * 1024  # the config.toml session_env wrote: the harness's own, small
 
 
 # A repository's own hooks as Codex reads them (probe check): .codex/hooks.json in Claude Code's
@@ -98,6 +114,144 @@ def write_user_hooks(target: ConfigTarget, registrations: Sequence[Registration]
     """The user's $CODEX_HOME/hooks.json (~/.codex/hooks.json by default), loaded in any
     project, trusted or not; merged into."""
     return Written([merge_json(target.home, f"{CODEX_DIR}/hooks.json", hooks_file(registrations))])
+
+
+def trust_entries(listed: Mapping[str, Any]) -> dict[str, str]:
+    """Each non-managed hook in a hooks/list answer by its key, with the hash Codex reports
+    for it now (`currentHash`): what a person's "Trust" in /hooks stores. A hook without a
+    hash (before 0.129.0) is an error, never trusted by a hash of ours."""
+    out: dict[str, str] = {}
+    for entry in listed.get("data") or []:
+        for hook in entry.get("hooks") or []:
+            if hook.get("isManaged"):
+                continue
+            key, digest = hook.get("key"), hook.get("currentHash")
+            if not isinstance(key, str) or not isinstance(digest, str) or not digest:
+                raise HarnessError(f"codex hooks/list gave no key and currentHash for a hook: {json.dumps(hook)[:200]}")
+            out[key] = digest
+    return out
+
+
+def merge_trust(codex_home: Path, trusted: Mapping[str, str]) -> Path:
+    """$CODEX_HOME/config.toml with a `[hooks.state."<key>"] trusted_hash = "<hash>"` table per
+    hook added, its other tables kept (appended to, never rewritten); read back to check."""
+    path = codex_home / "config.toml"
+    text = untrusted.text(codex_home, "config.toml", CONFIG_MAX) if untrusted.exists(codex_home, "config.toml") else ""
+    try:
+        state = tomllib.loads(text).get("hooks", {}).get("state", {})
+    except (tomllib.TOMLDecodeError, AttributeError) as e:
+        raise HarnessError(f"{path}: cannot merge hook trust into it ({e})") from None
+    added = "".join(
+        f"[hooks.state.{json.dumps(key)}]\ntrusted_hash = {json.dumps(digest)}\n"
+        for key, digest in trusted.items()
+        if key not in state
+    )
+    if any(state[k].get("trusted_hash") != d for k, d in trusted.items() if k in state):
+        raise HarnessError(f"{path}: holds another trust for one of the hooks")
+    merged = text + ("\n" if text and not text.endswith("\n") else "") + added
+    check = tomllib.loads(merged).get("hooks", {}).get("state", {})
+    if any(check.get(k, {}).get("trusted_hash") != d for k, d in trusted.items()):
+        raise HarnessError(f"{path}: the hook trust written does not read back")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(merged)
+    return path
+
+
+@functools.cache
+def offline() -> tuple[str, ...]:
+    """`unshare` giving a private network namespace (loopback only), as the local backend's
+    runner has, or () where this host cannot make one."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return ()
+    cmd = [unshare, "--net", *([] if os.geteuid() == 0 else ["--map-root-user"])]
+    try:
+        ok = subprocess.run([*cmd, "true"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    return tuple(cmd) if ok else ()
+
+
+def _answer(proc: subprocess.Popen[bytes], want: int, deadline: float, buf: bytearray) -> dict[str, Any]:
+    """The JSON-RPC answer with id `want` on the app-server's stdout (notifications skipped)."""
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        while True:
+            while b"\n" in buf:
+                line, _, rest = bytes(buf).partition(b"\n")
+                buf[:] = rest
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(msg, dict) and msg.get("id") == want:
+                    if "error" in msg:
+                        raise HarnessError(f"codex app-server: {json.dumps(msg['error'])[:300]}")
+                    return msg.get("result") or {}
+            left = deadline - time.monotonic()
+            if left <= 0 or not sel.select(left):
+                raise HarnessError(f"codex app-server: no answer to request {want} in {APP_SERVER_TIMEOUT_S:.0f} s")
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                raise HarnessError(f"codex app-server ended before answering request {want}")
+            buf += chunk
+
+
+def list_hooks(binary: Path, home: Path, cwd: Path, isolation: Sequence[str] = ()) -> dict[str, Any]:
+    """Codex's own account of the hooks a session in `cwd` loads (app-server `hooks/list`:
+    key, currentHash, trustStatus), as the TUI's /hooks reads it, run with the session's HOME
+    and CODEX_HOME (inside `isolation`: no network). What the app-server leaves in HOME (its
+    databases, bundled skills) is removed, so the session starts as it would have."""
+    codex_home = home / CODEX_DIR
+    before = untrusted.walk(home, skip=frozenset())
+    tops = {".": set(untrusted.names(home)), CODEX_DIR: set(untrusted.names(codex_home))}
+    with tempfile.TemporaryDirectory(prefix="probe-codex-") as tmp:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CODEX_HOME": str(codex_home), "TMPDIR": tmp}
+        with tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(
+                [*isolation, str(binary), "app-server"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                cwd=cwd,
+                env=env,
+                start_new_session=True,
+            )
+            assert proc.stdin is not None
+            deadline, buf, result = time.monotonic() + APP_SERVER_TIMEOUT_S, bytearray(), {}
+            try:
+                requests: list[tuple[int | None, dict[str, Any]]] = [
+                    (1, {"method": "initialize", "params": {"clientInfo": {"name": "probe", "version": "0"}}}),
+                    (None, {"method": "initialized"}),
+                    (2, {"method": "hooks/list", "params": {"cwds": [str(cwd)]}}),
+                ]
+                for request_id, message in requests:
+                    sent = message if request_id is None else {"id": request_id, **message}
+                    proc.stdin.write((json.dumps(sent) + "\n").encode())
+                    proc.stdin.flush()
+                    if request_id is not None:
+                        result = _answer(proc, request_id, deadline, buf)
+            except OSError as e:
+                err.seek(0)
+                raise HarnessError(f"codex app-server: {e}; {err.read()[-300:].decode(errors='replace')}") from None
+            finally:
+                proc.stdin.close()
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    for rel, names in tops.items():
+        for name in set(untrusted.names(home / rel)) - names:
+            entry = untrusted.lstat(home / rel, name)
+            if entry is not None and entry.kind == "dir":
+                shutil.rmtree(home / rel / name)
+            else:
+                (home / rel / name).unlink(missing_ok=True)
+    if untrusted.walk(home, skip=frozenset()) != before:
+        raise HarnessError("codex app-server changed the session's HOME beyond its new top-level entries")
+    return result
 
 
 def _version(prefix: Path) -> tuple[int, ...]:
@@ -176,15 +330,33 @@ class Codex(Agent):
             "PROBE_MODEL_KEY": "probe-offline-placeholder",
         }
 
+    def prepare_permissions(self, prefix: Path, home: Path, permissions: str) -> list[Path]:
+        """trusted-hash: every hook the session loads trusted by the hash Codex reports for it
+        (list_hooks), in $CODEX_HOME/config.toml; the other setups: nothing."""
+        if permissions != TRUSTED_HASH:
+            return []
+        if _version(prefix) < HOOK_TRUST_SINCE:
+            raise InputError(f"codex: permissions={TRUSTED_HASH}: this release has no hook trust (from 0.129.0)")
+        binary = self.binary_path(prefix)
+        if not binary.exists():
+            raise InputError(f"codex: permissions={TRUSTED_HASH} asks the installed CLI for its hooks' hashes: --backend local")
+        workspace = home.parent / "workspace"  # the run directory's layout (rundirs.py)
+        trusted = trust_entries(list_hooks(binary, home, workspace, offline()))
+        return [merge_trust(home / CODEX_DIR, trusted)]
+
     def _flags(self, prefix: Path, permissions: str) -> list[str]:
         flags = ["-c", 'model_providers.probe.base_url="http://127.0.0.1:{port}/v1"']
-        if permissions == "preapproved":  # tools run unasked and unsandboxed (the run's namespaces are the sandbox)
+        # Tools run unasked and unsandboxed (the run's namespaces are the sandbox).
+        if permissions in ("preapproved", TRUSTED_HASH):
             flags.append("--dangerously-bypass-approvals-and-sandbox")
-            if _version(prefix) >= BYPASS_HOOK_TRUST_SINCE:  # the recipe's hooks, not reviewed by hand
-                flags.append("--dangerously-bypass-hook-trust")
+        # The recipe's hooks, not reviewed by hand (trusted-hash trusts them in config.toml instead).
+        if permissions == "preapproved" and _version(prefix) >= BYPASS_HOOK_TRUST_SINCE:
+            flags.append("--dangerously-bypass-hook-trust")
         return flags
 
     sessions = ("print",)  # its terminal UI is not driven yet
+    # trusted-hash: tools pre-approved, hooks trusted by hash in config.toml (no hook-trust bypass).
+    permission_setups = ("preapproved", "none", TRUSTED_HASH)
 
     def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
         return [str(self.launcher(prefix)), "exec", *self._flags(prefix, permissions), prompt]

@@ -122,7 +122,7 @@ class Action(Strict):
 
 
 Precondition = Literal[
-    "trace", "extension-status", "prompt-history"
+    "trace", "extension-status", "prompt-history", "hooks-untrusted"
 ]  # what a run may have to set up (see probes/evidence/claims.py)
 PRECONDITION_NAMES: tuple[str, ...] = get_args(Precondition)
 

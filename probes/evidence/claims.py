@@ -44,6 +44,7 @@ class Run:
     budget_s: float | None  # the session's budget (the record's cli.budget_s)
     tool_calls: int  # the tool calls the recipe scripts
     env_names: frozenset[str]  # what the harness started the CLI with (names)
+    permissions: str = "preapproved"  # its permissions setup (catalog/setup.py)
 
     @classmethod
     def of(cls, recipe: ResolvedRecipe, cli: Mapping[str, Any]) -> Run:
@@ -57,6 +58,7 @@ class Run:
             budget_s=float(budget) if isinstance(budget, (int, float)) else None,
             tool_calls=sum(1 for turns in scripts for step in turns if step.tool is not None),
             env_names=frozenset(cli.get("env_names") or ()),
+            permissions=recipe.permissions,
         )
 
 
@@ -72,6 +74,10 @@ PRECONDITIONS: dict[str, Precondition] = {
         "no trace was started: the run did not turn OpenTelemetry on (" + ", ".join(OTEL_ON[:3]) + ")",
     ),
     "extension-status": Precondition(lambda run: False, "the harness does not record an extension's status"),
+    "hooks-untrusted": Precondition(
+        lambda run: run.permissions != "trusted-hash",
+        "the run's hooks were trusted by hash ahead (permissions=trusted-hash): none is unreviewed",
+    ),
     "prompt-history": Precondition(
         lambda run: False, "the run does not record the session's prompt history (a -p session has one prompt)"
     ),

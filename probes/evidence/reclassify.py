@@ -58,7 +58,8 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
         session = cast(SessionRecord, {k: data[k] for k in SESSION_KEYS})  # the record's parts, as JSON
         try:
             outcome, obs = label(recipe.classifier, session)
-            run = Run.of(recipe.for_agent(ev.agent), data["cli"])
+            permissions = {"permissions": ev.setup["permissions"]} if ev.setup and "permissions" in ev.setup else {}
+            run = Run.of(recipe.for_agent(ev.agent, permissions), data["cli"])
             claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs, run)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             # a record that fits the schema but not its classifier: name it, label the rest

@@ -184,6 +184,7 @@ def runner_plan(
         }
     )
     env.update(agent.session_env(prefix, run.home))
+    agent.prepare_permissions(prefix, run.home, recipe.permissions)  # after the hooks and session_env's files
     env.update(extra_env or {})
     cwd = run.workspace / (recipe.cwd or "")
     cwd.mkdir(parents=True, exist_ok=True)

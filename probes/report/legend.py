@@ -68,7 +68,8 @@ def legend(classifiers: Classifiers) -> str:
         "- Claims (under each agent's tables): `#` the number a mark carries; `versions` the versions the "
         "claim names (every version when empty); `needs` what a run must have to decide it (a budget at least "
         "as long as the duration it is about, a number of tool calls, a precondition: `trace` an active "
-        "OpenTelemetry trace, `extension-status` an extension's status, which no run records); `untested "
+        "OpenTelemetry trace, `extension-status` an extension's status, which no run records, `hooks-untrusted` "
+        "hooks nobody trusted ahead, which a `permissions=trusted-hash` run lacks); `untested "
         "because` why the runs of versions it names could not decide it.",
     ]
     return "\n".join(lines) + "\n"

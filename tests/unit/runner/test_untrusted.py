@@ -115,6 +115,7 @@ ALLOWED = {
     "agents/codex.py:_version:read_text": "the CLI install's package.json",
     "agents/codex.py:binary_path:exists": "the CLI install",
     "agents/codex.py:prepare_install:exists": "the CLI install",
+    "agents/codex.py:prepare_permissions:exists": "the CLI install",
     "agents/vscode.py:bundled:exists": "the CLI install's package.json",
     "agents/vscode.py:bundled:read_text": "the CLI install's package.json",
     "agents/vscode.py:node:exists": "the CLI install's bundled node",
