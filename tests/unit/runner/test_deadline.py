@@ -5,15 +5,9 @@ plain python child (not a coding-agent CLI) that is slow to make its first reque
 from __future__ import annotations
 
 import json
-import os
-import signal
-import sys
-import textwrap
-import uuid
 
 import pytest
 
-from probes.runner import runner
 from probes.runner.cutoff import LATE_START_MAX_S, deadline
 
 
@@ -37,43 +31,6 @@ def test_the_extension_is_bounded_and_a_request_after_the_budget_moves_nothing()
     assert deadline(100.0, 20.0, 20.0, 120.5) == 120.0
 
 
-@pytest.fixture
-def run(tmp_path):
-    """run(child_code, budget_s, turn_budget_s) -> result dict. Restores the signal handlers
-    runner.main installs; kills anything of the run it left behind."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
-    run_ids = []
-
-    def start(code: str, budget_s: float, turn_budget_s: float):
-        run_id = "test-" + uuid.uuid4().hex
-        run_ids.append(run_id)
-        plan = {
-            "argv": [sys.executable, "-c", textwrap.dedent(code)],
-            "env": {"PATH": os.environ.get("PATH", ""), "MODEL_URL": "http://127.0.0.1:{port}"},
-            "cwd": str(tmp_path),
-            "budget_s": budget_s,
-            "turn_budget_s": turn_budget_s,
-            "run_id": run_id,
-            "script": [{"text": "done"}],
-            "records": str(tmp_path / "records"),
-            "model_log": str(tmp_path / "model.jsonl"),
-            "stdout": str(tmp_path / "stdout.txt"),
-            "stderr": str(tmp_path / "stderr.txt"),
-            "result": str(tmp_path / "result.json"),
-        }
-        plan_path = tmp_path / "plan.json"
-        plan_path.write_text(json.dumps(plan))
-        assert runner.main(str(plan_path)) == 0
-        return json.loads((tmp_path / "result.json").read_text())
-
-    yield start
-    for sig, handler in saved.items():
-        signal.signal(sig, handler)
-    for run_id in run_ids:
-        for pid in runner.run_processes(run_id):
-            os.kill(pid, signal.SIGKILL)
-
-
 SLOW_START = """
     import json, os, time, urllib.request
     time.sleep(1.2)  # start-up
@@ -86,7 +43,8 @@ SLOW_START = """
 
 
 def test_a_slow_start_gets_its_turn_budget_from_the_first_model_request(run, tmp_path):
-    result = run(SLOW_START, budget_s=1.5, turn_budget_s=1.5)
+    rc, result, _ = run(SLOW_START, budget_s=1.5, turn_budget_s=1.5)
+    assert rc == 0
     (entry,) = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
     assert result["first_model_request_at"] == entry["t"]
     startup_s = result["first_model_request_at"] - result["started_at"]
@@ -97,7 +55,8 @@ def test_a_slow_start_gets_its_turn_budget_from_the_first_model_request(run, tmp
 
 
 def test_a_cli_that_never_reaches_its_model_is_cut_at_the_budget_from_start(run):
-    result = run("import time; time.sleep(3600)", budget_s=1.0, turn_budget_s=5.0)
+    rc, result, _ = run("import time; time.sleep(3600)", budget_s=1.0, turn_budget_s=5.0)
+    assert rc == 0
     assert result["timed_out"] is True and result["first_model_request_at"] is None
     assert result["deadline_at"] == pytest.approx(result["started_at"] + 1.0)
     assert 0.9 <= result["wall_s"] <= 1.5
