@@ -9,6 +9,7 @@ import json
 import pytest
 
 from probes.catalog.recipes import load_all
+from probes.catalog.setup import stem
 from probes.classify import SESSION_KEYS, label
 from probes.evidence.model import load_evidence
 from tests.helpers import ROOT, fixture
@@ -45,17 +46,26 @@ PINNED = [
 @pytest.mark.parametrize("agent, version", PINNED)
 def test_every_recipe_has_evidence_that_disagrees_with_its_control(agent, version):
     """Per pinned version: every recipe that applies has committed evidence, and its label
-    differs from its control's. test_real.py re-runs each and checks the label still holds."""
+    differs from its control's, in its default setup or in one it declares (VS Code's
+    SIGTERM-ignoring hook and the one that honours SIGTERM both hold the turn under dash; bash
+    tells them apart). test_real.py re-runs each and checks the label still holds."""
     for name, recipe in RECIPES.items():
         if agent not in recipe.agents:
             continue
         path = FIXTURES / agent / version / f"{name}.json"
         assert path.exists(), f"no evidence: probe run {agent}@{version} {name}"
         control = recipe.control_for(agent)
-        if control:
-            ours = json.loads(path.read_text())["outcome"]
-            theirs = json.loads((path.parent / f"{control}.json").read_text())["outcome"]
-            assert ours != theirs, (name, control, ours)
+        if not control:
+            continue
+        keys = ["", *(recipe.for_agent(agent, s).setup_key for s in recipe.declared_setups(agent))]
+        pairs = [tuple(path.parent / f"{stem(n, key)}.json" for n in (name, control)) for key in keys]
+        assert pairs[0][1].exists(), f"no evidence: probe run {agent}@{version} {control}"
+        differ = [
+            json.loads(a.read_text())["outcome"] != json.loads(b.read_text())["outcome"]
+            for a, b in pairs
+            if a.exists() and b.exists()
+        ]
+        assert any(differ), (name, control, keys)
 
 
 def test_liveness_labels():
