@@ -15,7 +15,7 @@ from tests.helpers import probe_cmd
 def test_real_bisect_finds_the_cwd_change(real_tools, tmp_path):
     """Copilot started in a subdirectory: hooks ran in the project root on 1.0.71, in the
     session's directory on 1.0.73 (a boundary found by `probe bisect`, committed in results/).
-    Over 1.0.70..1.0.75 (4 releases): both ends, the middle, and the controls on the boundary."""
+    Over 1.0.70..1.0.75 (4 releases): both ends, the middle, and the control on each version probed."""
     results = tmp_path / "results"
     proc = probe_cmd(
         "bisect", "copilot", "cwd-subdir", "--from", "1.0.70", "--to", "1.0.75", "--json", results=results, timeout=600
@@ -26,7 +26,9 @@ def test_real_bisect_finds_the_cwd_change(real_tools, tmp_path):
     assert (got["before"]["version"], got["before"]["outcome"]) == ("1.0.71", "project-root")
     assert (got["after"]["version"], got["after"]["outcome"]) == ("1.0.73", "session-cwd")
     assert got["exact"] and got["status"] == "boundary" and len(got["probed"]) <= 4
-    assert [c["earned"] for c in got["controls"]] == [True, True]
+    # the control on every version probed, oldest first, each differing from the recipe
+    assert [c["version"] for c in got["controls"]] == sorted(got["probed"], key=lambda v: [int(x) for x in v.split(".")])
+    assert all(c["earned"] for c in got["controls"])
     for v in ("1.0.71", "1.0.73"):
         assert (results / "copilot" / v / "cwd-subdir.json").exists()
         assert (results / "copilot" / v / "cwd-subdir-control.json").exists()
