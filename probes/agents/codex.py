@@ -20,6 +20,7 @@ current hash, written as `[hooks.state."<key>"] trusted_hash` into $CODEX_HOME/c
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -28,6 +29,7 @@ import platform
 import re
 import selectors
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -77,6 +79,7 @@ BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai
 HOOK_TRUST_SINCE = (0, 129, 0)
 TRUSTED_HASH = "trusted-hash"  # the permission setup whose hooks are trusted by hash, not bypassed
 APP_SERVER_TIMEOUT_S = 30.0  # `codex app-server` answering initialize and hooks/list (0.5 s measured)
+APP_SERVER_MAX_BYTES = 4 << 20  # what its stdout may hold before an answer: a bound, not a guess
 CONFIG_MAX = 1024 * 1024  # the config.toml session_env wrote: the harness's own, small
 
 
@@ -196,6 +199,8 @@ def _answer(proc: subprocess.Popen[bytes], want: int, deadline: float, buf: byte
             if not chunk:
                 raise HarnessError(f"codex app-server ended before answering request {want}")
             buf += chunk
+            if len(buf) > APP_SERVER_MAX_BYTES:
+                raise HarnessError(f"codex app-server: over {APP_SERVER_MAX_BYTES >> 20} MiB without answering request {want}")
 
 
 def list_hooks(binary: Path, home: Path, cwd: Path, isolation: Sequence[str] = ()) -> dict[str, Any]:
@@ -233,15 +238,15 @@ def list_hooks(binary: Path, home: Path, cwd: Path, isolation: Sequence[str] = (
                     if request_id is not None:
                         result = _answer(proc, request_id, deadline, buf)
             except OSError as e:
-                err.seek(0)
-                raise HarnessError(f"codex app-server: {e}; {err.read()[-300:].decode(errors='replace')}") from None
+                err.seek(max(0, os.fstat(err.fileno()).st_size - 300))  # its last words only
+                raise HarnessError(f"codex app-server: {e}; {err.read(300).decode(errors='replace')}") from None
             finally:
                 proc.stdin.close()
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+                with contextlib.suppress(ProcessLookupError):  # its whole session: nothing it started outlives it
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     for rel, names in tops.items():
         for name in set(untrusted.names(home / rel)) - names:
             entry = untrusted.lstat(home / rel, name)
