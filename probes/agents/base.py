@@ -170,6 +170,11 @@ class Agent(Protocol):
         written. none: nothing."""
         return []
 
+    def preflight(self) -> None:
+        """What installing it needs from the host besides Node and npm, checked before anything
+        is written: InputError naming what is missing and how to get it. Most agents: nothing."""
+        return None
+
     def install_env(self, staging: Path) -> dict[str, str] | None:
         """npm's environment for installing it (its own Node, say); None: npm's own."""
         return None

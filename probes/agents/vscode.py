@@ -31,6 +31,7 @@ from probes.agents.claude import write_settings
 from probes.agents.config import HookSource, write_github_hooks
 from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
+from probes.runner.vscode_session import BROWSERS
 from probes.versions.prefixes import installed_versions, prefix_for
 from probes.versions.spec import Published, is_prerelease, npm, semver_key
 
@@ -85,6 +86,23 @@ def write_hooks_json_timeout_sec(target: ConfigTarget, registrations: Sequence[R
     return write_github_hooks(target.workspace, registrations, command="command", timeout="timeoutSec", header={})
 
 
+# What the host gives npm's build of code-server's native modules (node-gyp: a C/C++ toolchain,
+# make, Python; the kerberos module includes gssapi/gssapi.h) and the session (its web client).
+GSSAPI_H = ("/usr/include/gssapi/gssapi.h", "/usr/local/include/gssapi/gssapi.h")
+
+
+def missing_prerequisites() -> dict[str, str]:
+    """What the host lacks to install and run code-server: each thing -> its Debian package."""
+    have = {
+        ("a C/C++ compiler", "build-essential"): all(any(map(shutil.which, c)) for c in (("cc", "gcc"), ("c++", "g++"))),
+        ("make", "build-essential"): bool(shutil.which("make")),
+        ("python3", "python3"): bool(shutil.which("python3")),
+        ("Kerberos headers (gssapi/gssapi.h)", "libkrb5-dev"): any(Path(h).exists() for h in GSSAPI_H),
+        ("chromium", "chromium"): any(map(shutil.which, BROWSERS)),
+    }
+    return {what: package for (what, package), ok in have.items() if not ok}
+
+
 def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=SETUP_TIMEOUT_S)
@@ -122,6 +140,17 @@ class VSCode(Agent):
 
     def seed_command(self, prefix: Path) -> None:
         return None
+
+    def preflight(self) -> None:
+        """Before npm: without these its build of the native modules fails minutes in (`npm
+        error code 1`), and a session without chromium has no web client to run the chat."""
+        missing = missing_prerequisites()
+        if missing:
+            packages = " ".join(dict.fromkeys(missing.values()))
+            raise InputError(
+                f"vscode needs {', '.join(missing)} to install code-server (npm compiles its native modules) "
+                f"and run it: apt-get install {packages} (Debian/Ubuntu)"
+            )
 
     def node(self, staging: Path) -> Path:
         """Node 24 (from npm: its headers included) unpacked into the prefix, once."""

@@ -41,6 +41,8 @@ def install(agent: Agent, version: str) -> Path:
     by this process from now on."""
     limit = cache.max_bytes()  # a bad PROBE_CACHE_MAX: one line before anything is installed
     prefix = prefix_for(agent, version)
+    if not installed(agent, version):
+        agent.preflight()  # what the host lacks for it: one line before anything is written
     cache.hold(prefix)
     if installed(agent, version):
         return prefix

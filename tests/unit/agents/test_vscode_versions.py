@@ -65,3 +65,34 @@ def test_a_vs_code_version_no_release_bundles_is_refused_in_one_line():
 
 def test_other_agents_keep_their_own_versions():
     assert spec.resolve(spec.Spec("copilot", "1.0.92"), "@github/copilot", spec.Published(["1.0.92"], "1.0.92")) == "1.0.92"
+
+
+def host(monkeypatch, lacking: set[str]) -> None:
+    """A host without the commands and header files in `lacking` (what the preflight reads)."""
+    from probes.agents import vscode
+
+    monkeypatch.setattr(vscode.shutil, "which", lambda cmd: None if cmd in lacking else f"/usr/bin/{cmd}")
+    monkeypatch.setattr(vscode.Path, "exists", lambda self: "gssapi.h" not in lacking)
+
+
+def test_preflight_names_what_is_missing_and_the_packages_in_one_line(monkeypatch):
+    host(monkeypatch, {"gssapi.h"})
+    with pytest.raises(InputError) as e:
+        VSCODE.preflight()
+    said = str(e.value)
+    assert "\n" not in said and "Kerberos headers" in said and said.endswith("apt-get install libkrb5-dev (Debian/Ubuntu)")
+    host(monkeypatch, {"gssapi.h", "cc", "gcc", "make"})
+    with pytest.raises(
+        InputError, match=r"a C/C\+\+ compiler, make, Kerberos .*: apt-get install build-essential libkrb5-dev \("
+    ):
+        VSCODE.preflight()
+    host(monkeypatch, {"chromium", "chromium-browser", "google-chrome"})
+    with pytest.raises(InputError, match=r"needs chromium to .*apt-get install chromium \("):
+        VSCODE.preflight()
+
+
+def test_preflight_passes_on_a_host_with_everything(monkeypatch):
+    host(monkeypatch, set())
+    VSCODE.preflight()
+    host(monkeypatch, {"g++", "gcc", "chromium"})  # c++, cc and google-chrome do
+    VSCODE.preflight()

@@ -61,3 +61,14 @@ def test_bad_cache_max_stops_before_installing(cache, monkeypatch):
     with pytest.raises(InputError, match="PROBE_CACHE_MAX"):
         install.install(AGENTS["claude"], "9.9.9")
     assert not (cache / "cli").exists()
+
+
+def test_an_agent_s_preflight_stops_the_install_before_anything_is_written(cache, monkeypatch):
+    def lacking() -> None:
+        raise InputError("vscode needs make ...")
+
+    monkeypatch.setattr(AGENTS["vscode"], "preflight", lacking)
+    monkeypatch.setattr(install, "_npm_install", lambda *a, **k: pytest.fail("npm ran"))
+    with pytest.raises(InputError, match="needs make"):
+        install.install(AGENTS["vscode"], "9.9.9")
+    assert not (cache / "cli").exists()
