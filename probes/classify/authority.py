@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from probes.classify.registry import classifier
+from probes.classify.registry import Observations, classifier, hook_words, went_on
 from probes.classify.session import (
     SessionRecord,
     count,
@@ -34,9 +34,56 @@ class DecisionObs(TypedDict):
     model_requests_after_hook: int
 
 
+def reason(obs: Observations, key: str = "reason_reached_model") -> str:
+    return "its reason reached the model" if obs.get(key) else "its reason did not reach the model"
+
+
+def say_decision(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, (gated, onward) = hook_words(event), went_on(event)
+    end = obs.get("hook_exit") or "no exit status"
+    return {
+        "denied": f"{hook} that answered deny ({end}) stopped {gated}; {reason(obs)}",
+        "blocked": f"{hook} that answered block ({end}) stopped the prompt before the model; {reason(obs)}",
+        "allowed": f"{hook} answered ({end}) and {onward}",
+        "passed": f"{hook} answered ({end}) and the prompt went on to the model",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_rewrite(outcome: str, obs: Observations, event: str | None) -> str:
+    hook = hook_words(event)
+    return {
+        "rewritten": f"the tool ran with the arguments {hook} rewrote",
+        "original": f"the tool ran with its original arguments: {hook}'s rewrite was not applied",
+        "both": f"the tool ran with both the original and {hook}'s rewritten arguments",
+        "neither": f"the tool ran with neither the original nor {hook}'s rewritten arguments",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_halt(outcome: str, obs: Observations, event: str | None) -> str:
+    hook = hook_words(event)
+    return {
+        "halted": f"{hook} that asked the session to stop ended it; {reason(obs, 'stop_reason_reached_model')}",
+        "continued": f"the session went on after {hook} asked it to stop",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_stop_loop(outcome: str, obs: Observations, event: str | None) -> str:
+    n = obs.get("stop_invocations")
+    return {
+        "unbounded": f"a stop hook that always blocks was called {n} times, still going when the run's budget ran out",
+        "bounded": f"a stop hook that always blocks was called {n} times, then the CLI ended the session by itself",
+        "single-stop": "a stop hook that always blocks was called once and the session ended",
+        "no-stop": "the stop hook never ran",
+    }.get(outcome, "")
+
+
 @classifier(
     "decision",
     key="reason_reached_model",
+    says=say_decision,
     reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
 )
 def decision(session: SessionRecord) -> tuple[str, DecisionObs]:
@@ -75,7 +122,7 @@ class RewriteObs(TypedDict):
 REWRITE_LABELS = {(False, True): "rewritten", (True, False): "original", (True, True): "both", (False, False): "neither"}
 
 
-@classifier("rewrite", reads=("subject", "invocations", "side_effects"))
+@classifier("rewrite", reads=("subject", "invocations", "side_effects"), says=say_rewrite)
 def rewrite(session: SessionRecord) -> tuple[str, RewriteObs]:
     """A pre-tool hook rewrites the tool's arguments: which command ran?"""
     inv = first(session, session["subject"])
@@ -101,7 +148,7 @@ class HaltObs(TypedDict):
     cli_exit_code: int | None
 
 
-@classifier("halt", reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"))
+@classifier("halt", reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"), says=say_halt)
 def halt(session: SessionRecord) -> tuple[str, HaltObs]:
     """A hook asks the session to stop (Claude `continue: false`): does it?"""
     inv = first(session, session["subject"])
@@ -131,6 +178,7 @@ class StopLoopObs(TypedDict):
 @classifier(
     "stop-loop",
     key="stop_invocations",
+    says=say_stop_loop,
     reads=("hooks", "invocations", "invocations_by_event", "model_request_count", "cli"),
 )
 def stop_loop(session: SessionRecord) -> tuple[str, StopLoopObs]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from probes.classify.registry import classifier
+from probes.classify.registry import Observations, classifier, hook_words
 from probes.classify.session import SessionRecord, find_in_requests, in_cli_output, of_event, sentinels, tool_ran
 
 
@@ -19,9 +19,23 @@ class ContextObs(TypedDict):
     tool_ran: bool
 
 
+def say_context(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, where = hook_words(event), obs.get("context_location")
+    parts = sorted({str(r) for rs in where.values() for r in rs}) if isinstance(where, dict) else []
+    into = f" in the {' and '.join(parts)} part of the request" if parts else ""
+    return {
+        "reached-verbatim": f"{hook}'s text reached the model verbatim{into}",
+        "reached-altered": f"{hook}'s text reached the model altered{into}",
+        "partly-reached": f"only part of {hook}'s text reached the model{into}",
+        "not-reached": f"{hook}'s text did not reach the model",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
 @classifier(
     "context",
     key="context_location",
+    says=say_context,
     reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
 )
 def context(session: SessionRecord) -> tuple[str, ContextObs]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from probes.agents import AGENTS
-from probes.classify.registry import classifier
+from probes.classify.registry import Observations, classifier, hook_words
 from probes.classify.session import CliRecord, SessionRecord, count, first, of_event, payload_field, payload_of, tool_ran
 from probes.pipeline.redact import secret_name
 
@@ -31,7 +31,78 @@ class PayloadObs(TypedDict):
     event_order: list[str]
 
 
-@classifier("payload", key="tool_args_type", reads=("subject", "invocations", "side_effects"))
+def listed(value: object, none: str = "none", most: int = 4) -> str:
+    """A list in words: its first `most` items, and how many more."""
+    if not isinstance(value, list) or not value:
+        return none
+    more = f" and {len(value) - most} more" if len(value) > most else ""
+    return ", ".join(map(str, value[:most])) + more
+
+
+def say_payload(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, fields = hook_words(event), obs.get("fields")
+    if outcome == "recorded":
+        args = (
+            f"; its tool arguments ({obs.get('tool_args_field')}) are a JSON {obs.get('tool_args_type')}"
+            if obs.get("tool_args_field")
+            else ""
+        )
+        return f"{hook}'s payload has {len(fields) if isinstance(fields, list) else 0} fields{args}"
+    return f"{hook} was given no payload" if outcome == "not-recorded" else ""
+
+
+def say_fired(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, n = hook_words(event), obs.get("invocations")
+    return {"fired": f"{hook} ran ({n} time{'s' if n != 1 else ''})", "not-fired": f"{hook} never ran"}.get(outcome, "")
+
+
+def say_inventory(outcome: str, obs: Observations, event: str | None) -> str:
+    counts = obs.get("counts")
+    total = len(counts) if isinstance(counts, dict) else 0
+    fired = obs.get("fired")
+    n = len(fired) if isinstance(fired, list) else 0
+    return f"{n} of the {total} events hooked fired; never fired: {listed(obs.get('never_fired'))}"
+
+
+def say_env(outcome: str, obs: Observations, event: str | None) -> str:
+    hook = hook_words(event)
+    if outcome != "recorded":
+        return f"{hook} never ran" if outcome == "no-hook" else ""
+    names = obs.get("env_names")
+    return (
+        f"{hook} was given {len(names) if isinstance(names, list) else 0} environment variables; "
+        f"of the credentials the CLI was given, the hook got: {listed(obs.get('secrets_passed'))}"
+    )
+
+
+def say_cwd(outcome: str, obs: Observations, event: str | None) -> str:
+    hook = hook_words(event)
+    return {
+        "cli-at-root": f"{hook} ran in the project root, where the CLI was started",
+        "session-cwd": f"{hook} ran in the session's working directory ({obs.get('hook_cwd')}), not the project root",
+        "project-root": f"{hook} ran in the project root, not the session's working directory ({obs.get('cli_cwd')})",
+        "other": f"{hook} ran in {obs.get('hook_cwd')}, neither the project root nor the session's directory",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_tool_names(outcome: str, obs: Observations, event: str | None) -> str:
+    kinds, hooked = obs.get("tool_by_kind"), obs.get("kinds_hooked")
+    total = len(kinds) if isinstance(kinds, dict) else 0
+    return f"pre-tool hooks saw {len(hooked) if isinstance(hooked, list) else 0} of the {total} kinds of tool the model called"
+
+
+def say_subagent(outcome: str, obs: Observations, event: str | None) -> str:
+    if outcome == "no-subagent":
+        return "no subagent hook fired"
+    return f"a subagent's hooks fired: {outcome.replace('+', ', ')}"
+
+
+def say_casing(outcome: str, obs: Observations, event: str | None) -> str:
+    return f"{hook_words(event)}'s payload fields are {outcome}" if outcome in ("camelCase", "snake_case") else ""
+
+
+@classifier("payload", key="tool_args_type", reads=("subject", "invocations", "side_effects"), says=say_payload)
 def classify_payload(session: SessionRecord) -> tuple[str, PayloadObs]:
     """Record the payload the subject event's hook receives, and every other hooked event's."""
     inv = first(session, session["subject"])
@@ -71,7 +142,7 @@ class CasingObs(TypedDict):
     timestamp_type: str | None
 
 
-@classifier("payload-casing", reads=("subject", "invocations"))
+@classifier("payload-casing", reads=("subject", "invocations"), says=say_casing)
 def payload_casing(session: SessionRecord) -> tuple[str, CasingObs]:
     """Which casing do the subject hook's payload fields use?"""
     inv = first(session, session["subject"])
@@ -95,7 +166,7 @@ class ToolNamesObs(TypedDict):
     missing_kinds: list[str]
 
 
-@classifier("tool-names", reads=("invocations", "model_requests"))
+@classifier("tool-names", reads=("invocations", "model_requests"), says=say_tool_names)
 def tool_names(session: SessionRecord) -> tuple[str, ToolNamesObs]:
     """Which tool names reach pre-tool hooks for each scripted tool kind?"""
     kinds: dict[str, str] = {}
@@ -122,7 +193,7 @@ class FiredObs(TypedDict):
     other_events_fired: list[str]
 
 
-@classifier("fired", reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "cli"))
+@classifier("fired", reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "cli"), says=say_fired)
 def classify_fired(session: SessionRecord) -> tuple[str, FiredObs]:
     """Is the subject hook invoked at all (matchers, config keys, config files, trust)?"""
     subject = session["subject"]
@@ -146,7 +217,7 @@ class InventoryObs(TypedDict):
     tool_ran: bool
 
 
-@classifier("inventory", reads=("hooks", "invocations", "invocations_by_event", "side_effects"))
+@classifier("inventory", reads=("hooks", "invocations", "invocations_by_event", "side_effects"), says=say_inventory)
 def inventory(session: SessionRecord) -> tuple[str, InventoryObs]:
     """Every event an agent version knows, hooked: how often each fired, in what order."""
     registered = sorted({h["native"] for h in session["hooks"]})
@@ -193,7 +264,7 @@ def secrets_given(cli: CliRecord) -> list[str]:
     return [k for k in cli.get("env_names") or [] if secret_name(k)]
 
 
-@classifier("env", reads=("subject", "invocations", "cli"))
+@classifier("env", reads=("subject", "invocations", "cli"), says=say_env)
 def classify_env(session: SessionRecord) -> tuple[str, EnvObs]:
     """The environment a hook is given: names, project and version markers, which of the
     credentials the harness gave the CLI it passed on (variables the CLI makes itself, secret
@@ -220,7 +291,7 @@ class CwdObs(TypedDict):
     payload_cwd: object
 
 
-@classifier("cwd", key="hook_cwd", reads=("subject", "cli_cwd", "invocations"))
+@classifier("cwd", key="hook_cwd", reads=("subject", "cli_cwd", "invocations"), says=say_cwd)
 def classify_cwd(session: SessionRecord) -> tuple[str, CwdObs]:
     """The working directory a hook runs in: the project root, or the session's cwd?"""
     inv = first(session, session["subject"])
@@ -246,7 +317,7 @@ class SubagentObs(TypedDict):
     subagent_tool: str | None
 
 
-@classifier("subagent", reads=("invocations", "side_effects", "model_requests"))
+@classifier("subagent", reads=("invocations", "side_effects", "model_requests"), says=say_subagent)
 def subagent(session: SessionRecord) -> tuple[str, SubagentObs]:
     """A session starts a subagent: which hooks fire for the child, with what payload?"""
     child_tools = [i for i in of_event(session, "pre_tool") if "probe-subagent" in str(i["payload"])]

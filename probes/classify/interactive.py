@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from probes.classify.registry import classifier
+from probes.classify.registry import Observations, classifier, hook_words
 from probes.classify.session import SessionRecord, count, first, hook_spec, of_event, payload_field, requests_after, tool_ran
 
 
@@ -23,9 +23,29 @@ class LifecycleObs(TypedDict):
     tool_ran: bool
 
 
+def say_lifecycle(outcome: str, obs: Observations, event: str | None) -> str:
+    if outcome == "no-hook":
+        return f"{hook_words(event)} never ran"
+    if event == "session_start":
+        return f"after the last start in a terminal, {hook_words(event)} was given the source {outcome}"
+    if event == "session_end":
+        return f"{hook_words(event)} was given the reasons {outcome.replace('+', ', then ')}"
+    started, _, prompts, _ = (outcome.split("-") + ["", "", "", ""])[:4]
+    return f"over a terminal session, session-start hooks ran {started} time(s) and prompt-submit hooks {prompts}"
+
+
+def say_approval(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, answer = hook_words(event), obs.get("answer")
+    asked = (
+        f"the CLI asked in the terminal, the person answered {answer!r}" if obs.get("prompt_shown") else "no question was shown"
+    )
+    return f"{hook} asked for permission: {asked}, and the tool {'ran' if obs.get('tool_ran') else 'did not run'}"
+
+
 @classifier(
     "lifecycle",
     reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "transcript"),
+    says=say_lifecycle,
 )
 def lifecycle(session: SessionRecord) -> tuple[str, LifecycleObs]:
     """An interactive session: which session-start sources and session-end reasons the hooks
@@ -68,6 +88,7 @@ class ApprovalObs(TypedDict):
 @classifier(
     "approval",
     reads=("subject", "hooks", "invocations", "invocations_by_event", "side_effects", "model_requests", "transcript"),
+    says=say_approval,
 )
 def approval(session: SessionRecord) -> tuple[str, ApprovalObs]:
     """A pre-tool hook asks for permission in a terminal: is a prompt shown, and does the

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from probes.classify.registry import classifier
+from probes.classify.registry import Observations, classifier, hook_words, seconds, went_on
 from probes.classify.session import (
     GATED,
     Invocation,
@@ -44,9 +44,73 @@ class LivenessObs(TypedDict):
     reason_location: dict[str, list[str]]
 
 
+def say_liveness(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, (gated, onward) = hook_words(event), went_on(event)
+    end = obs.get("hook_exit") or "no exit status"
+    after = f", {seconds(obs.get('progress_delay_s'))} after the hook started" if seconds(obs.get("progress_delay_s")) else ""
+    if outcome == "fail-open" and obs.get("hook_killed"):
+        t = obs.get("hook_timeout_s")
+        at = f"its {t:g} s timeout" if isinstance(t, (int, float)) else "its timeout"
+        if obs.get("hook_killed_by") == "cli":
+            return f"{hook} still running at {at} was killed by the CLI ({end}) and {onward} anyway{after}"
+        return f"{hook} still running at {at} was not waited for: {onward} anyway{after}"
+    return {
+        "fail-open": f"{hook} that ended with {end} did not stop {gated}: {onward}{after}",
+        "fail-closed": f"{hook} that ended with {end} stopped {gated}",
+        "allowed": f"{hook} ended with {end} and {onward}",
+        "held": f"the session was still waiting on {hook} when the run's budget ran out",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_lifetime(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, after = hook_words(event), seconds(obs.get("sigterm_to_death_s"))
+    return {
+        "terminated": f"{hook} that outlived its timeout ended {after or 'soon'} after the CLI's SIGTERM",
+        "killed": f"the CLI killed {hook} that ignores SIGTERM" + (f", {after} after its SIGTERM" if after else ""),
+        "held": f"the session was still waiting on {hook} that ignores SIGTERM when the run's budget ran out",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_grandchild(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, after = hook_words(event), seconds(obs.get("grandchild_time_to_death_s"))
+    return {
+        "grandchild-killed": f"the CLI killed the process {hook} left behind"
+        + (f", {after} after the hook started" if after else ""),
+        "grandchild-orphaned": f"the process {hook} left behind outlived the hook: the CLI did not kill it",
+        "held-by-stdout": f"a process {hook} left holding its stdout kept the session waiting until the run's budget ran out",
+        "held-by-grandchild": f"a process {hook} left behind kept the session waiting until the run's budget ran out",
+        "no-grandchild": f"{hook} left no process behind",
+    }.get(outcome, "")
+
+
+def say_stdin(outcome: str, obs: Observations, event: str | None) -> str:
+    hook = hook_words(event)
+    return {
+        "closed": f"the CLI closed {hook}'s stdin after the payload",
+        "open": f"the CLI left {hook}'s stdin open after the payload",
+        "unread": f"{hook} did not read its stdin to the end, so whether the CLI closes it was not seen",
+        "no-hook": f"{hook} never ran",
+    }.get(outcome, "")
+
+
+def say_parallel(outcome: str, obs: Observations, event: str | None) -> str:
+    hook, n = hook_words(event).split(" ", 1)[1], obs.get("hooks_fired")
+    return {
+        "parallel": f"{n} {hook}s on one event ran side by side, overlapping {seconds(obs.get('overlap_s'))}",
+        "serial": f"{n} {hook}s on one event ran one after another",
+        "single": f"the one {hook} on the event ran"
+        if obs.get("hooks_registered") == 1
+        else f"only one of the {hook}s on one event ran",
+        "no-hook": f"none of the {hook}s ran",
+    }.get(outcome, "")
+
+
 @classifier(
     "liveness",
     key="progress_delay_s",
+    says=say_liveness,
     reads=("subject", "hooks", "invocations", "side_effects", "model_requests", "cli"),
 )
 def liveness(session: SessionRecord) -> tuple[str, LivenessObs]:
@@ -120,7 +184,7 @@ class LifetimeObs(TypedDict):
     session_timed_out: bool
 
 
-@classifier("hook-lifetime", key="sigterm_to_death_s", reads=("subject", "invocations", "side_effects", "cli"))
+@classifier("hook-lifetime", key="sigterm_to_death_s", reads=("subject", "invocations", "side_effects", "cli"), says=say_lifetime)
 def hook_lifetime(session: SessionRecord) -> tuple[str, LifetimeObs]:
     """A hook outlives its timeout (ignores SIGTERM): how, and how soon, does it die?"""
     inv = first(session, session["subject"])
@@ -160,7 +224,12 @@ class GrandchildObs(TypedDict):
     session_timed_out: bool
 
 
-@classifier("grandchild", key="grandchild_time_to_death_s", reads=("subject", "hooks", "invocations", "side_effects", "cli"))
+@classifier(
+    "grandchild",
+    key="grandchild_time_to_death_s",
+    reads=("subject", "hooks", "invocations", "side_effects", "cli"),
+    says=say_grandchild,
+)
 def grandchild(session: SessionRecord) -> tuple[str, GrandchildObs]:
     """A hook leaves a process behind: does the CLI kill it, and when? A hook that exited by
     itself while the tool then never ran within the budget held the CLI through what its
@@ -198,7 +267,7 @@ class StdinObs(TypedDict):
     tool_ran: bool
 
 
-@classifier("stdin", key="stdin_eof", reads=("subject", "invocations", "side_effects"))
+@classifier("stdin", key="stdin_eof", reads=("subject", "invocations", "side_effects"), says=say_stdin)
 def classify_stdin(session: SessionRecord) -> tuple[str, StdinObs]:
     """Does the CLI close the hook's stdin after the payload (end of input)?"""
     inv = first(session, session["subject"])
@@ -223,7 +292,7 @@ class ParallelObs(TypedDict):
     tool_ran: bool
 
 
-@classifier("parallel", key="overlap_s", reads=("subject", "hooks", "invocations", "side_effects"))
+@classifier("parallel", key="overlap_s", reads=("subject", "hooks", "invocations", "side_effects"), says=say_parallel)
 def parallel(session: SessionRecord) -> tuple[str, ParallelObs]:
     """Several hooks on one event: run side by side or one after another, in what order?"""
     invs = of_event(session, session["subject"])

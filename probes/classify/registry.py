@@ -12,6 +12,9 @@ from probes.classify.session import Part, SessionRecord
 
 Observations = Mapping[str, object]  # each classifier's own TypedDict: every key always present
 Fn = Callable[[SessionRecord], tuple[str, Observations]]
+# (outcome, observations, the event under test) -> the answer's clause, e.g. "a pre-tool hook
+# that ended with exit 1 did not stop the tool: the tool ran"; "" when it has no words for it
+Says = Callable[[str, Observations, str | None], str]
 F = TypeVar("F", bound=Fn)
 
 
@@ -21,6 +24,7 @@ class Classifier:
     fn: Fn
     key: str | None  # the observation shown beside the label in a table cell, if any
     reads: tuple[Part, ...]  # the session parts it is given (and all it may read)
+    says: Says | None = None  # the one-sentence answer (report/answer.py) its family words
 
     def __call__(self, session: SessionRecord) -> tuple[str, dict[str, object]]:
         # Only the parts it declares: a classifier reading another part fails (KeyError) on
@@ -33,7 +37,7 @@ class Classifier:
 CLASSIFIERS: dict[str, Classifier] = {}
 
 
-def classifier(name: str, *, reads: tuple[Part, ...], key: str | None = None) -> Callable[[F], F]:
+def classifier(name: str, *, reads: tuple[Part, ...], key: str | None = None, says: Says | None = None) -> Callable[[F], F]:
     """Register the decorated function as the classifier `name`."""
     unknown = set(reads) - set(get_args(Part))
     if unknown:  # a typo here would otherwise surface as a KeyError per record
@@ -42,10 +46,32 @@ def classifier(name: str, *, reads: tuple[Part, ...], key: str | None = None) ->
     def register(fn: F) -> F:
         if name in CLASSIFIERS:
             raise ValueError(f"classifier {name!r} is registered twice")
-        CLASSIFIERS[name] = Classifier(name, fn, key, reads)
+        CLASSIFIERS[name] = Classifier(name, fn, key, reads, says)
         return fn
 
     return register
+
+
+def hook_words(event: str | None) -> str:
+    """An event as words: `pre_tool` -> `a pre-tool hook`."""
+    if not event:
+        return "the hook"
+    words = event.replace("_", "-")
+    return f"{'an' if words[0] in 'aeiou' else 'a'} {words} hook"
+
+
+def went_on(event: str | None) -> tuple[str, str]:
+    """What a hook on `event` gates, and its going on: a tool, or the session."""
+    return (
+        ("the tool", "the tool ran")
+        if event in ("pre_tool", "post_tool", "permission_request")
+        else ("the session", "the session went on")
+    )
+
+
+def seconds(value: object) -> str:
+    """`3.08 s`, or "" when not measured."""
+    return f"{value:.2f} s" if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
 
 
 class Undriven(TypedDict):

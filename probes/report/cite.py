@@ -15,6 +15,7 @@ from probes.evidence.claims import verdict_of
 from probes.evidence.load import Cell, load
 from probes.evidence.store import Blobs, refs
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
+from probes.report.answer import answer
 from probes.report.cells import short
 from probes.report.ranges import Line, known_candidates, line
 from probes.report.timeline import span
@@ -89,7 +90,11 @@ def cite(cell: Cell, results: Path) -> str:
     facts = ", ".join(
         f"{k}={short(v)}" for k, v in r.observations.items() if isinstance(v, (bool, int, float, str)) and v is not None
     )
+    recipe = load_all().get(base_of(cell.recipe))
+    classifier = recipe.classifier if recipe else None
     lines = [
+        f"**Answer**: {answer(r, classifier, cell.same_as_control)}",
+        "",
         f"**Measured fact** ({r.agent} {r.executed_version}, `{r.recipe}`): {r.question} "
         f"Outcome: **{r.outcome}**{' (' + facts + ')' if facts else ''}.",
         "",
@@ -106,12 +111,9 @@ def cite(cell: Cell, results: Path) -> str:
         verdict = {"agrees": "agrees with", "disagrees": "**disagrees** with", "untested": "does not test"}[verdict_of(c)]
         why = f" ({c['reason']})" if verdict_of(c) != "agrees" and c.get("reason") else ""
         lines.append(f'- {verdict.capitalize()} {c["source"]}: "{c["says"]}"{why}')
-    recipe = load_all().get(base_of(cell.recipe))
     unread: list[str] = []  # the cited record was read strictly; a neighbour that cannot be is named here
     cells = load(results, cell.agent, cell.recipe, skipped=unread)
-    ln = line(
-        cells, cell.agent, cell.recipe, recipe.classifier if recipe else None, known_candidates(results, [cell.agent])[cell.agent]
-    )
+    ln = line(cells, cell.agent, cell.recipe, classifier, known_candidates(results, [cell.agent])[cell.agent])
     ranged = since(ln, cell)
     if ranged:
         lines += ["", *ranged]
