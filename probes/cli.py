@@ -103,9 +103,29 @@ class Commands(SubParsers):
         super().__call__(parser, namespace, values, option_string)
 
 
+EXAMPLES = """examples:
+  look it up (offline, from the committed evidence):
+    probe table --recipe hang-pretool
+    probe timeline copilot hang-pretool
+    probe cite copilot@latest hang-pretool
+  probe it (installs the exact CLI version from npm):
+    probe run copilot@1.0.92 hang-pretool
+  check your own hooks through the real CLI:
+    probe check claude@latest --hooks examples/hooks --scenario shell-destructive
+  find a recipe:
+    probe list --agent claude --event stop
+
+`probe COMMAND --help` for a command's options; every option: docs/commands.md"""
+
+
 def parser() -> argparse.ArgumentParser:
     """Every command with its one line; a command's own arguments come with its module."""
-    p = Parser(prog="probe", description="Empirical probes of AI coding-agent CLI hook systems.")
+    p = Parser(
+        prog="probe",
+        description="Empirical probes of AI coding-agent CLI hook systems.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--version", action="version", version=f"probe {__version__}")
     sub = p.add_subparsers(dest="command", required=True, action=Commands)
     for name in COMMANDS:
