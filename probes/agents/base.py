@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
@@ -32,6 +32,9 @@ class Registration:
     timeout_s: float | None
     matcher: str | None
     raw: dict[str, Any] | None = None  # an entry written as given instead of the instrumented hook
+    handler_type: str = "command"  # prompt: `prompt` is what the CLI asks its model
+    prompt: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)  # the handler's other keys, as the config spells them
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,10 @@ class Agent(Protocol):
     # files it also reads, each with the writer of that file.
     config_locations: Mapping[str, ConfigWriter]
     extension: ExtensionSurface | None  # None: command hooks only
+    # The handler types a recipe's hook may have on it (catalog/parts.py Handler), and the
+    # handler fields its config writer writes (beside type, command and timeout).
+    handler_types: frozenset[str] = frozenset({"command"})
+    handler_fields: frozenset[str] = frozenset()
     # The permission setups it can run under (catalog/setup.py), its default first: preapproved
     # (the tools allowed up front), none (no such flag: the agent's own default), its modes.
     permission_setups: tuple[str, ...] = ("preapproved", "none")

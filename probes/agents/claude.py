@@ -39,7 +39,12 @@ def settings_hooks(registrations: Sequence[Registration]) -> dict[str, list[Any]
     native event a list of {matcher, hooks: [...]}, "*" when the recipe gives no matcher."""
 
     def entry(r: Registration) -> dict[str, Any]:
-        command: dict[str, Any] = {"type": "command", "command": r.command}
+        command: dict[str, Any] = (
+            {"type": "command", "command": r.command}
+            if r.handler_type == "command"
+            else {"type": r.handler_type, "prompt": r.prompt}
+        )
+        command.update(r.fields)
         if r.timeout_s is not None:
             command["timeout"] = r.timeout_s
         return {"matcher": r.matcher if r.matcher is not None else "*", "hooks": [command]}
@@ -121,6 +126,8 @@ class Claude(Agent):
         "plugin": write_plugin,
     }
     extension: ExtensionSurface | None = None
+    handler_types = frozenset({"command", "prompt"})
+    handler_fields = frozenset({"if", "async", "asyncRewake", "shell", "statusMessage", "onFailure", "model"})
     hook_sources = HOOK_SOURCES
 
     def binary_path(self, prefix: Path) -> Path:

@@ -36,6 +36,43 @@ class Behavior(Strict):
     exit_process: bool = False  # extension only: process.exit(exit_code) inside the handler
 
 
+HANDLER_TYPES = ("command", "prompt", "agent", "http", "mcp_tool")
+
+
+class Handler(Strict):
+    """How the CLI runs the hook (Claude Code's handler types and fields). `command` runs the
+    instrumented hook; `prompt` asks the model, whose answer the recipe's `answer` scripts.
+    The fields are written into the CLI's config as given (`if` and `async` as spelled there)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    type: Literal["command", "prompt", "agent", "http", "mcp_tool"] = "command"
+    prompt: str | None = None  # prompt, agent: what the CLI asks ($ARGUMENTS: the event's JSON)
+    model: str | None = None  # prompt, agent: the model the CLI is to ask
+    if_: str | None = Field(default=None, alias="if")  # permission-rule syntax, e.g. Bash(git commit:*)
+    async_: bool | None = Field(default=None, alias="async")
+    asyncRewake: bool | None = None
+    shell: Literal["bash", "powershell"] | None = None
+    statusMessage: str | None = None
+    onFailure: str | None = None  # continue (the default) or block
+
+    def fields(self) -> dict[str, Any]:
+        """The entry's keys beside type, command and timeout, as the CLI's config spells them."""
+        return self.model_dump(by_alias=True, exclude_none=True, exclude={"type", "prompt"})
+
+
+class Verdict(Strict):
+    """What the scripted model answers a `prompt` hook's evaluation: {"ok", "reason"} as JSON,
+    or text that is not JSON (`malformed`), after `seconds`, or never (`hang`)."""
+
+    ok: bool = True
+    reason: str | None = None
+    impossible: bool | None = None  # a Stop hook's "can never be satisfied"
+    malformed: bool = False
+    seconds: float | None = Field(default=None, ge=0, le=3600)
+    hang: bool = False
+
+
 COMMAND_ONLY = ("read_stdin", "grandchild", "ignore_sigterm", "signal", "stdout_pad", "stderr")
 EXTENSION_ONLY = ("throw", "exit_process")
 
@@ -65,13 +102,15 @@ class Hook(Strict):
     casing: Literal["native", "pascal"] = "native"  # Copilot: camelCase or PascalCase key
     native: str | dict[str, str] | None = None  # register under exactly this key (e.g. mis-cased)
     raw: dict[Any, Any] | None = None  # register this entry as written, not the instrumented hook
+    handler: Handler | dict[str, Handler] = Handler()  # or one per agent: the handler type and its fields
+    answer: Verdict | dict[str, Verdict] | None = None  # a prompt hook's scripted verdict, or one per agent
     agents: list[str] | None = None  # only for these agents (default: all the recipe's)
 
     @model_validator(mode="after")
     def _known_event(self) -> Hook:
         if self.event not in CANONICAL_EVENTS:
             raise ValueError(f"unknown canonical event {self.event!r}; known: {', '.join(CANONICAL_EVENTS)}")
-        for name in ("behavior", "matcher", "native"):
+        for name in ("behavior", "matcher", "native", "handler", "answer"):
             _agent_keys(getattr(self, name), name)
         return self
 

@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, config_locations
 from probes.catalog.names import NAME_MAX, NAME_RE, recipe_files, recipes_dir
-from probes.catalog.parts import COMMAND_ONLY, EXTENSION_ONLY, Action, Behavior, Claim, Hook, Step, Strict, pick
+from probes.catalog.parts import COMMAND_ONLY, EXTENSION_ONLY, Action, Behavior, Claim, Handler, Hook, Step, Strict, Verdict, pick
 from probes.catalog.setup import key as setup_key
 from probes.catalog.setup import resolve as setup_resolve
 from probes.catalog.setup import stem as setup_stem
@@ -113,6 +113,8 @@ class Recipe(Strict):
                 used = sorted(set(wrong) & b.model_fields_set)
                 if used:
                     raise ValueError(f"{', '.join(used)}: not for {self.surface} hooks")
+            for agent in hook.agents or self.agents:
+                handler_valid(hook, agent)
         return self
 
     def default_setup(self) -> dict[str, str]:
@@ -149,6 +151,12 @@ class Recipe(Strict):
     def canonical_events(self) -> list[str]:
         return sorted({h.event for h in self.hooks})
 
+    def hook_types(self) -> list[str]:
+        """The handler types its hooks have, on any agent (command: the instrumented hook)."""
+        return sorted(
+            {h.type for hook in self.hooks for h in (hook.handler.values() if isinstance(hook.handler, dict) else [hook.handler])}
+        )
+
     def actions(self) -> list[Action]:
         """What the person does: the recipe's session, or its prompt and then exit."""
         return self.session or [Action(prompt=self.prompt), Action(exit=True)]
@@ -178,6 +186,8 @@ class Recipe(Strict):
                 casing=hook.casing,
                 native=pick(hook.native, agent),
                 raw=pick(hook.raw, agent),
+                handler=pick(hook.handler, agent) or Handler(),
+                answer=pick(hook.answer, agent),
             )
             for n, hook in enumerate(self.hooks)
             if hook.agents is None or agent in hook.agents
@@ -222,6 +232,8 @@ class ResolvedHook:
     casing: str
     native: str | None  # register under exactly this key
     raw: dict[Any, Any] | None  # an entry written as given
+    handler: Handler = Handler()  # how the CLI runs it: the instrumented command, or a prompt ...
+    answer: Verdict | None = None  # a prompt hook's scripted verdict
 
     @property
     def key(self) -> str:
@@ -263,6 +275,29 @@ class ResolvedRecipe:
     def stem(self) -> str:
         """Its record's file name without .json: the recipe, and its setup when not the default."""
         return setup_stem(self.name, self.setup_key)
+
+
+def handler_valid(hook: Hook, agent: str) -> None:
+    """A hook's handler as `agent` gets it: a type it offers (and the harness instruments),
+    fields its config has, an answer only for a handler the model answers, a behaviour only
+    for the instrumented command."""
+    handler, answer = pick(hook.handler, agent) or Handler(), pick(hook.answer, agent)
+    behavior = pick(hook.behavior, agent) or Behavior()
+    a = AGENTS[agent]
+    if handler.type not in a.handler_types:
+        raise ValueError(f"{agent} has no {handler.type} hooks here; known: {', '.join(sorted(a.handler_types))}")
+    extra = sorted(set(handler.fields()) - a.handler_fields)
+    if extra:
+        raise ValueError(
+            f"handler fields {', '.join(extra)} are not in {agent}'s config "
+            f"(known: {', '.join(sorted(a.handler_fields)) or 'none'})"
+        )
+    if handler.type == "command" and answer is not None:
+        raise ValueError("`answer` is for a handler the model answers (type: prompt); a command's is its `behavior`")
+    if handler.type != "command" and (behavior.model_fields_set or hook.raw is not None):
+        raise ValueError(f"`behavior` and `raw` are for command hooks, not {handler.type}")
+    if handler.type == "prompt" and not handler.prompt:
+        raise ValueError("a prompt hook needs its `prompt` (what the CLI asks the model)")
 
 
 def setup_of(agent: Agent, *layers: Mapping[str, str], where: str) -> None:

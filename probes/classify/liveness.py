@@ -44,10 +44,23 @@ class LivenessObs(TypedDict):
     reason_location: dict[str, list[str]]
 
 
+PROMPT_ENDS = ("ok", "not ok", "not JSON")  # a prompt hook's end (session.verdict_words)
+
+
 def say_liveness(outcome: str, obs: Observations, event: str | None) -> str:
     hook, (gated, onward) = hook_words(event), went_on(event)
     end = obs.get("hook_exit") or "no exit status"
     after = f", {seconds(obs.get('progress_delay_s'))} after the hook started" if seconds(obs.get("progress_delay_s")) else ""
+    if end in PROMPT_ENDS or (obs.get("hook_exit") is None and obs.get("hook_killed_by") is None):
+        # a prompt hook (its model's answer) or a hook that never ended: no exit to name
+        how = f"whose model answered {end}" if end in PROMPT_ENDS else "that never answered"
+        verb = {
+            "fail-open": f"did not stop {gated}: {onward}{after}",
+            "fail-closed": f"stopped {gated}",
+            "allowed": f"let {gated} go on: {onward}",
+        }
+        if outcome in verb:
+            return f"{hook} {how} {verb[outcome]}"
     if outcome == "fail-open" and obs.get("hook_killed"):
         t = obs.get("hook_timeout_s")
         at = f"its {t:g} s timeout" if isinstance(t, (int, float)) else "its timeout"

@@ -4,6 +4,7 @@ and the helpers every family of classifiers reads it with."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict
@@ -31,6 +32,8 @@ class HookSpec(TypedDict):
     matcher: str | None
     raw: dict[str, object] | None
     behavior: Behavior | None
+    handler: NotRequired[dict[str, object]]  # a handler other than the instrumented command, as written
+    answer: NotRequired[dict[str, object]]  # a prompt hook's scripted verdict
 
 
 class Grandchild(TypedDict):
@@ -71,6 +74,7 @@ class Invocation(TypedDict):
     surface: NotRequired[str]
     extension_result: NotRequired[str | None]
     error: NotRequired[str | None]
+    handler_type: NotRequired[str]  # absent: a command (a process)
 
 
 class Seen(TypedDict):
@@ -91,6 +95,7 @@ class Reply(TypedDict, total=False):
     text: str
     subagent: bool
     missing_tool: str
+    hook: str  # a prompt hook's evaluation, answered for this hook's key
 
 
 class ModelRequest(TypedDict):
@@ -254,6 +259,8 @@ def hook_end(inv: Invocation | None) -> str | None:
     """How a hook process ended: "exit N", a signal name, or None if it never ended."""
     if inv is None:
         return None
+    if inv.get("handler_type") == "prompt":  # no process: the verdict the model gave, if it did
+        return verdict_words(inv["output"]) if inv["ended_at"] else None
     if inv["killed_by_signal"]:
         return inv["killed_by_signal"]
     if inv.get("extension_result") == "threw":
@@ -261,7 +268,20 @@ def hook_end(inv: Invocation | None) -> str | None:
     return None if inv["exit_code"] is None else f"exit {inv['exit_code']}"
 
 
+def verdict_words(answer: str | None) -> str:
+    """A prompt hook's answer in a word or two: "ok", "not ok" or "not JSON"."""
+    try:
+        value = json.loads(answer or "")
+    except ValueError:
+        return "not JSON"
+    if not isinstance(value, dict) or not isinstance(value.get("ok"), bool):
+        return "not JSON"
+    return "ok" if value["ok"] else "not ok"
+
+
 def hook_failed(inv: Invocation) -> bool:
+    if inv.get("handler_type") == "prompt":  # its evaluation failed: no answer, or none that parses
+        return hook_end(inv) in (None, "not JSON")
     return inv["killed_by"] is not None or inv["exit_code"] not in (0, None) or inv.get("extension_result") == "threw"
 
 
@@ -288,6 +308,7 @@ def hook_texts(hook: Mapping[str, object] | None) -> list[str]:
     if isinstance(b, dict):
         walk(b.get("stdout"))
         walk(b.get("stderr"))
+    walk((hook or {}).get("answer"))  # a prompt hook's reason
     return out
 
 

@@ -46,6 +46,7 @@ def handle(args: argparse.Namespace) -> int:
             }
             for r in recipes
         ]
+                "hook_types": r.hook_types(),
         print(json.dumps(rows, indent=2))
     else:
         print(

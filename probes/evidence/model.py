@@ -114,6 +114,10 @@ class Invocation(Record):
     # what started it: {"exe": as /proc showed it, "is": the shell it was (by inode), else the
     # exe's name}; absent in records made before it was read
     parent: dict[str, str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # how the CLI ran it: "command" (a process: every field above), or "prompt" (a question to
+    # its model: no process; `output` is the verdict the scripted model gave, `ended_at` when
+    # it was given); left out for a command, so older records keep their bytes
+    handler_type: str = Field(default="command", exclude_if=lambda v: v == "command")
 
 
 class ModelRequest(Record):

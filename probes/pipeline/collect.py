@@ -26,7 +26,8 @@ from probes.pipeline.plan import Hooks, marker_path
 from probes.pipeline.redact import known_secrets, redact, redact_env, secret_name
 from probes.pipeline.rundirs import RunDirs
 from probes.runner import untrusted
-from probes.runner.contract import HookRecord, ModelLogEntry, Parent, Plan, Result
+from probes.runner.contract import HOOK_SENTINEL, HookRecord, ModelLogEntry, Parent, Plan, Result
+from probes.runner.evaluations import payload as payload_of_text
 
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
@@ -222,8 +223,49 @@ def model_request(r: ModelLogEntry, t0: float, phrases: Sequence[str]) -> ModelR
     )
 
 
-def collect_requests(path: Path, t0: float, phrases: Sequence[str]) -> list[ModelRequest]:
-    return [model_request(r, t0, phrases) for r in read_jsonl(path)]
+def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invocation]:
+    """Each prompt hook's evaluation the scripted model answered, as an invocation of that hook:
+    no process; its payload the event's JSON in the hook's text, its output the verdict, ended
+    when the verdict was given (never, for one held until the run ended)."""
+    out = []
+    for r in log:
+        reply = r.get("reply") or {}
+        key = reply.get("hook")
+        if not key:
+            continue
+        entry = hooks.sidecar.get(key)
+        asked = next((m["text"] for m in reversed(r["messages"]) if m["role"] == "user" and HOOK_SENTINEL + key in m["text"]), "")
+        held = reply.get("hold_s", 0.0)
+        ended = None if "hold_s" in reply and held is None else r["t"] + (held or 0.0)
+        out.append(
+            Invocation(
+                event=entry["event"] if entry else key,
+                canonical_event=entry["canonical"] if entry else key,
+                payload=payload_of_text(asked, key),
+                stdin_raw=None,
+                stdin_eof=None,
+                argv=[],
+                cwd="",
+                cwd_relative="",
+                config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
+                env={},
+                pid=0,
+                started_at=iso(r["t"]) or "",
+                start_offset_s=round(r["t"] - t0, 3),
+                ended_at=iso(ended),
+                gone_offset_s=round(ended - t0, 3) if ended else None,
+                duration_s=round(ended - r["t"], 3) if ended else None,
+                exit_code=None,
+                killed_by_signal=None,
+                killed_by=None,
+                signals_received=[],
+                first_signal_offset_s=None,
+                output=reply.get("text"),
+                stderr=None,
+                handler_type="prompt",
+            )
+        )
+    return out
 
 
 def tail(path: Path) -> str:
@@ -283,6 +325,7 @@ def collect(
     """What the session left behind as the evidence record's parts, scrubbed, and the secret
     values seen (scrubbed from anything else written)."""
     t0 = result["started_at"]
+    answers = plan.get("hook_answers") or {}
     registered = [
         {
             "canonical": hooks.sidecar[r.key]["canonical"],
@@ -291,11 +334,17 @@ def collect(
             "matcher": r.matcher,
             "raw": r.raw,
             "behavior": hooks.sidecar[r.key]["behavior"],
+            # a handler other than the instrumented command (absent: a record keeps its bytes)
+            **({"handler": {"type": r.handler_type, "prompt": r.prompt, **r.fields}} if r.handler_type != "command" else {}),
+            **({"answer": answers[r.key]} if r.key in answers else {}),
         }
         for r in hooks.registrations
     ]
-    invocations, unreadable = collect_invocations(run, hooks, result)
-    requests = collect_requests(Path(plan["model_log"]), t0, [t for h in registered for t in hook_texts(h)])
+    log = read_jsonl(Path(plan["model_log"]))
+    commands, unreadable = collect_invocations(run, hooks, result)
+    invocations = sorted([*commands, *evaluations(log, hooks, t0)], key=lambda i: i.start_offset_s)
+    phrases = [t for h in registered for t in hook_texts(h)]
+    requests = [model_request(r, t0, phrases) for r in log]
     tty = result.get("tty")
     session = Collected(
         subject=recipe.subject,

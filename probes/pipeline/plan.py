@@ -19,14 +19,16 @@ from typing import cast
 from probes.agents import Agent, ConfigTarget, Registration
 from probes.agents.config import write_json
 from probes.backends.base import PASSED_ENV
-from probes.catalog.parts import Step
+from probes.catalog.parts import Step, Verdict
 from probes.catalog.recipes import ResolvedRecipe
 from probes.errors import InputError
 from probes.pipeline import shells
 from probes.pipeline.rundirs import RunDirs  # the directories of one run
 from probes.runner.contract import (
+    HOOK_SENTINEL,
     ExtensionConfig,
     ExtensionEntry,
+    HookAnswer,
     HookBehavior,
     HookConfig,
     HookEntry,
@@ -97,7 +99,20 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
         if native is None:
             raise InputError(f"recipe {name!r}: {agent.name} has no {what} for {hook.event!r}")
         command = "" if extension is not None else hook_command(python, run.bin / "hook.py", hook.key)
-        regs.append(Registration(hook.key, native, command, hook.timeout_s, hook.matcher, hook.raw))
+        h = hook.handler
+        regs.append(
+            Registration(
+                hook.key,
+                native,
+                command,
+                hook.timeout_s,
+                hook.matcher,
+                hook.raw,
+                h.type,
+                f"{HOOK_SENTINEL}{hook.key} {h.prompt}" if h.prompt else None,  # names the hook in the request
+                h.fields(),
+            )
+        )
         behavior = cast("HookBehavior", hook.behavior.model_dump(exclude_defaults=True))  # Behavior's fields are its keys
         sidecar[hook.key] = HookEntry(event=native, canonical=hook.event, behavior=behavior)
     if extension is not None:
@@ -203,6 +218,11 @@ def runner_plan(
         "subagent_script": script(recipe.subagent_turns),
         "subagent_sentinel": SUBAGENT_SENTINEL,
         "tool_names": {kind: list(names) for kind, names in agent.tool_names.items()},
+        "hook_answers": {
+            h.key: cast("HookAnswer", (h.answer or Verdict()).model_dump(exclude_defaults=True))
+            for h in recipe.hooks
+            if h.handler.type == "prompt"
+        },
         "records": str(run.records),
         "model_log": str(run.root / "model.jsonl"),
         "stdout": str(run.root / "cli.stdout"),

@@ -48,6 +48,8 @@ RUNNER_FILES = (
     "dialects.py",
     "hook.py",
     "terminal.py",
+    "evaluations.py",
+    "texts.py",
     "jail.py",
     "untrusted.py",
 )

@@ -15,6 +15,22 @@ sides import, so mypy checks that they agree. Standard library only: the runner 
 # evaluated annotations (the tests compare the runner's files with these keys).
 from typing import Any, NotRequired, TypedDict
 
+# A prompt hook's text starts with it and its key (PROBE-HOOK-0-stop): the scripted model
+# knows which hook asks from the request itself, and never guesses.
+HOOK_SENTINEL = "PROBE-HOOK-"
+
+
+class HookAnswer(TypedDict, total=False):
+    """What the scripted model answers a prompt hook's evaluation (catalog/parts.py Verdict)."""
+
+    ok: bool
+    reason: str
+    impossible: bool
+    malformed: bool  # text that is not JSON
+    seconds: float  # answered after this long
+    hang: bool  # never answered: the request is held until the run ends
+
+
 # ---------------------------------------------------------------- the plan
 
 
@@ -91,6 +107,7 @@ class Plan(TypedDict):
     subagent_sentinel: NotRequired[str]  # a conversation opened with it plays subagent_script
     prompt_scripts: NotRequired[dict[str, list[ScriptStep]]]  # interactive: marker -> script
     tool_names: NotRequired[dict[str, list[str]]]  # the agent's: kind -> its tool names, most likely first
+    hook_answers: NotRequired[dict[str, HookAnswer]]  # prompt hooks: key -> the verdict the model gives
     interactive: NotRequired[Interactive]
     records: str
     model_log: str
@@ -183,6 +200,8 @@ class Reply(TypedDict, total=False):
     aux: bool  # a request with no tools (titles, summaries): not a turn
     subagent: bool
     missing_tool: str  # no tool of this kind was offered
+    hook: str  # a prompt hook's evaluation: the key of the hook that asked ("unplaced": none)
+    hold_s: float | None  # answered after this long; None: held until the run ends (a hook that hangs)
 
 
 class ModelLogEntry(TypedDict):

@@ -32,12 +32,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from . import dialects
+    from . import dialects, evaluations, texts
 else:  # run as a script (runner.py), with its files beside it
     import dialects
+    import evaluations
+    import texts
 
 if TYPE_CHECKING:
-    from .contract import Message, ModelLogEntry, Reply, ScriptStep
+    from .contract import HookAnswer, ModelLogEntry, Reply, ScriptStep
 
 Body = dict[str, Any]  # a request body as the CLI sent it
 Schema = dict[str, Any]  # a tool's input schema
@@ -115,23 +117,11 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
     return args
 
 
-def opening_user_text(body: Body) -> str:
-    """The user messages before the first answer: VS Code's subagent gets its task in a second
-    user message, after one of workspace context; a parent's later tool results never count."""
-    texts = []
-    for m in body.get("messages") or []:
-        if m.get("role") not in ("user", "system"):
-            break
-        if m.get("role") == "user":
-            texts.append(_content_text(m.get("content")))
-    return "\n".join(texts)
-
-
 def current_prompt(messages: list[dict[str, Any]], prompts: dict[str, list[ScriptStep]]) -> tuple[int, str | None]:
     """The index of the latest user message holding a prompt marker, and that marker."""
     for i in range(len(messages) - 1, -1, -1):
         if messages[i].get("role") == "user":
-            text = _content_text(messages[i].get("content"))
+            text = texts.content_text(messages[i].get("content"))
             for marker in prompts:
                 if marker in text:
                     return i, marker
@@ -144,19 +134,28 @@ def plan_reply(
     subagent: tuple[str, list[ScriptStep]] | None = None,
     prompts: dict[str, list[ScriptStep]] | None = None,
     tool_names: ToolNames | None = None,
+    hook_answers: Mapping[str, HookAnswer] | None = None,
 ) -> Reply:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
     A conversation whose opening user messages hold the subagent sentinel is a child: it plays
-    the subagent script."""
+    the subagent script. A prompt hook's evaluation gets the verdict its recipe scripts."""
+    users = [texts.content_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"]
+    key = evaluations.hook_key(texts.content_text(body.get("system")), users)
+    if key is not None:
+        answer = (hook_answers or {}).get(key)
+        reply: Reply = {"text": evaluations.answer_text(answer), "aux": True, "hook": key}
+        if answer and (answer.get("hang") or answer.get("seconds")):
+            reply["hold_s"] = None if answer.get("hang") else answer.get("seconds")
+        return reply
     schemas = tool_schemas(body)
     if not schemas:
-        if any(SEVERITY_ASKED in _content_text(m.get("content")) for m in body.get("messages") or []):
+        if any(SEVERITY_ASKED in texts.content_text(m.get("content")) for m in body.get("messages") or []):
             return {"text": HARMLESS, "aux": True}
         return {"text": AUX_TEXT, "aux": True}
-    if subagent and subagent[0] in opening_user_text(body):
-        reply = plan_reply(body, subagent[1], tool_names=tool_names)
-        reply["subagent"] = True
-        return reply
+    if subagent and subagent[0] in texts.opening_user_text(body):
+        child = plan_reply(body, subagent[1], tool_names=tool_names)
+        child["subagent"] = True
+        return child
     messages = body.get("messages") or []
     start, marker = current_prompt(messages, prompts or {})
     if marker and prompts:
@@ -164,8 +163,8 @@ def plan_reply(
     turn = sum(1 for m in messages[start + 1 :] if m.get("role") == "assistant")
     step = script[turn] if turn < len(script) else None
     if step is None:
-        texts = [s for s in script if "text" in s]
-        return {"text": texts[-1]["text"] if texts else "done", "turn": turn}
+        said = [s for s in script if "text" in s]
+        return {"text": said[-1]["text"] if said else "done", "turn": turn}
     if "text" in step:
         return {"text": step["text"], "turn": turn}
     kind = step.get("tool", "")
@@ -173,47 +172,6 @@ def plan_reply(
     if name is None:
         return {"text": f"probe: no tool for kind {kind!r} in {sorted(schemas)}", "turn": turn, "missing_tool": kind}
     return {"tool": name, "kind": kind, "turn": turn, "arguments": tool_arguments(step, schemas[name])}
-
-
-# ---------------------------------------------------------------- request -> text
-
-
-def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content:
-        if not isinstance(block, dict):
-            parts.append(str(block))
-        elif block.get("type") in ("text", "input_text", "output_text"):
-            parts.append(block.get("text", ""))
-        elif block.get("type") == "tool_result":
-            parts.append(_content_text(block.get("content")))
-        elif block.get("type") == "tool_use":
-            parts.append(json.dumps(block.get("input"), sort_keys=True))
-    return "\n".join(parts)
-
-
-def conversation(body: Body) -> list[Message]:
-    """The request's messages as [{"role", "text"}], system first, for either dialect.
-    Anthropic tool results arrive as user messages; they are labelled role "tool"."""
-    out: list[Message] = []
-    system = body.get("system")
-    if system:
-        out.append({"role": "system", "text": _content_text(system)})
-    for m in body.get("messages") or []:
-        role = m.get("role", "")
-        content = m.get("content")
-        blocks = content if isinstance(content, list) else []
-        if role == "user" and blocks and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
-            role = "tool"
-        text = _content_text(content)
-        for call in m.get("tool_calls") or []:
-            text += "\n" + call.get("function", {}).get("arguments", "")
-        out.append({"role": role, "text": text})
-    return out
 
 
 # ---------------------------------------------------------------- server
@@ -230,8 +188,11 @@ class ScriptedModel:
         subagent: tuple[str, list[ScriptStep]] | None = None,
         prompts: dict[str, list[ScriptStep]] | None = None,
         tool_names: ToolNames | None = None,
+        hook_answers: Mapping[str, HookAnswer] | None = None,
     ):
         self.script = script
+        self.hook_answers = hook_answers or {}
+        self.closing = threading.Event()  # a held answer (a hook that hangs) is let go when the run ends
         self.tool_names = tool_names or {}
         self.subagent = subagent
         self.prompts = prompts or {}
@@ -264,6 +225,7 @@ class ScriptedModel:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closing.set()
         os.write(self._wake_w, b"x")
         self._thread.join()
         self.httpd.server_close()
@@ -351,10 +313,15 @@ class _Handler(BaseHTTPRequestHandler):
         if not (path.endswith("/chat/completions") or path.endswith("/messages") or path.endswith("/responses")):
             self._log(body)
             return self._send_json(404, {"error": {"type": "not_found", "message": path}})
-        reply = plan_reply(body, self.model.script, self.model.subagent, self.model.prompts, self.model.tool_names)
+        m = self.model
+        reply = plan_reply(body, m.script, m.subagent, m.prompts, m.tool_names, m.hook_answers)
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
-            self.model.final_texts += 1
+            m.final_texts += 1
+        if "hold_s" in reply:  # a scripted slow (or, None, never) answer to a hook's evaluation
+            m.closing.wait(reply["hold_s"])
+            if m.closing.is_set():
+                return
         stream = bool(body.get("stream"))
         if path.endswith("/responses"):
             if stream:
@@ -390,7 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "model": body.get("model"),
                 "stream": bool(body.get("stream")),
                 "tools": sorted(tool_schemas(body)),
-                "messages": conversation(body),
+                "messages": texts.conversation(body),
                 "reply": reply,
             }
         )

@@ -335,7 +335,14 @@ def main(plan_path: str) -> int:
 
     subagent = (plan["subagent_sentinel"], plan["subagent_script"]) if plan.get("subagent_script") else None
     model_log, prompts = Path(plan["model_log"]), plan.get("prompt_scripts")
-    with ScriptedModel(plan["script"], model_log, subagent=subagent, prompts=prompts, tool_names=plan.get("tool_names")) as model:
+    with ScriptedModel(
+        plan["script"],
+        model_log,
+        subagent=subagent,
+        prompts=prompts,
+        tool_names=plan.get("tool_names"),
+        hook_answers=plan.get("hook_answers"),
+    ) as model:
         session = LiveSession(plan, model, preexec, interrupted)
         try:
             ended = interactive_session(session) if plan.get("interactive") else prompt_session(session)

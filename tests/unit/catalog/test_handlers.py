@@ -1,0 +1,83 @@
+"""A hook's handler (command, prompt, ...) and its fields: validated per agent, written into
+the agent's config as its docs spell them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from probes.agents import AGENTS, ConfigTarget
+from probes.agents.base import Registration
+from probes.catalog import recipes
+from probes.errors import InputError
+
+HEAD = "name: r\nquestion: q\nagents: [{agents}]\nclassifier: decision\ncontrol: r-control\n"
+
+
+def recipe(tmp_path, hooks: str, agents: str = "claude"):
+    path = tmp_path / "r.yaml"
+    path.write_text(HEAD.format(agents=agents) + hooks)
+    return recipes.load_file(path)
+
+
+@pytest.mark.parametrize(
+    "hooks, agents, message",
+    [
+        ("hooks: [{event: pre_tool, handler: {type: prompt}}]", "claude", "needs its `prompt`"),
+        ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}}]", "copilot", "copilot has no prompt hooks here"),
+        ("hooks: [{event: pre_tool, handler: {type: http}}]", "claude", "claude has no http hooks here"),
+        ("hooks: [{event: pre_tool, answer: {ok: false}}]", "claude", "`answer` is for a handler the model answers"),
+        ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}, behavior: {hang: true}}]", "claude", "for command hooks"),
+        ("hooks: [{event: pre_tool, handler: {if: 'Bash(git:*)'}}]", "copilot", "handler fields if are not in copilot's config"),
+        ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p, colour: red}}]", "claude", "colour"),
+    ],
+)
+def test_a_handler_the_agent_lacks_is_one_input_error(tmp_path, hooks, agents, message):
+    with pytest.raises(InputError, match=message):
+        recipe(tmp_path, hooks, agents)
+
+
+def test_handler_and_answer_may_differ_per_agent(tmp_path):
+    r = recipe(
+        tmp_path,
+        "hooks: [{event: pre_tool, handler: {claude: {type: prompt, prompt: p}, copilot: {}},"
+        " answer: {claude: {ok: false, reason: PROBE-X}}}]",
+        "claude, copilot",
+    )
+    claude, copilot = r.for_agent("claude").hooks[0], r.for_agent("copilot").hooks[0]
+    assert claude.handler.type == "prompt" and claude.answer is not None and claude.answer.ok is False
+    assert copilot.handler.type == "command" and copilot.answer is None
+
+
+def test_claude_writes_a_prompt_hook_and_the_handler_fields(tmp_path):
+    regs = [
+        Registration(
+            "0-pre_tool", "PreToolUse", "", 10, None, None, "prompt", "PROBE-HOOK-0-pre_tool Safe? $ARGUMENTS", {"model": "m"}
+        ),
+        Registration(
+            "1-pre_tool",
+            "PreToolUse",
+            "python hook.py 1-pre_tool",
+            None,
+            "Bash",
+            None,
+            "command",
+            None,
+            {"if": "Bash(git commit:*)"},
+        ),
+    ]
+    written = AGENTS["claude"].config_locations["project"](ConfigTarget(tmp_path / "ws", tmp_path / "home"), regs)
+    hooks = json.loads(written.files[0].read_text())["hooks"]["PreToolUse"]
+    assert hooks[0]["hooks"] == [
+        {"type": "prompt", "prompt": "PROBE-HOOK-0-pre_tool Safe? $ARGUMENTS", "model": "m", "timeout": 10}
+    ]
+    assert hooks[1]["hooks"] == [{"type": "command", "command": "python hook.py 1-pre_tool", "if": "Bash(git commit:*)"}]
+
+
+def test_list_json_gives_each_recipes_hook_types():
+    from tests.helpers import probe
+
+    rows = {r["name"]: r for r in json.loads(probe("list", "--json").stdout)}
+    assert rows["prompt-pretool-deny"]["hook_types"] == ["prompt"]
+    assert rows["hang-pretool"]["hook_types"] == ["command"]

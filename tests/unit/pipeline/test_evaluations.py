@@ -1,0 +1,35 @@
+"""A prompt hook's evaluation in the model log becomes an invocation of that hook."""
+
+from __future__ import annotations
+
+import json
+
+from probes.pipeline.collect import evaluations
+from probes.pipeline.plan import Hooks
+
+
+def entry(t, key, hold=0.0, held=False):
+    reply = {"text": json.dumps({"ok": False, "reason": "PROBE-VERDICT-DENY"}), "aux": True, "hook": key}
+    if held or hold:
+        reply["hold_s"] = None if held else hold
+    text = f"PROBE-HOOK-{key} Safe? " + json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash"})
+    messages = [{"role": "system", "text": "You are evaluating a hook in Claude Code."}, {"role": "user", "text": text}]
+    return {"seq": 1, "t": t, "method": "POST", "path": "/v1/messages", "user_agent": "", "model": "m", "stream": False,
+            "tools": [], "messages": messages, "reply": reply}  # fmt: skip
+
+
+def test_an_answered_evaluation_is_an_invocation_without_a_process():
+    hooks = Hooks([], {"0-pre_tool": {"event": "PreToolUse", "canonical": "pre_tool", "behavior": {}}})
+    main = {**entry(100.5, "0-pre_tool"), "reply": {"tool": "Bash", "turn": 0}}
+    (inv,) = evaluations([main, entry(101.0, "0-pre_tool", hold=2.0)], hooks, 100.0)
+    assert (inv.event, inv.canonical_event, inv.handler_type, inv.pid) == ("PreToolUse", "pre_tool", "prompt", 0)
+    assert inv.payload == {"hook_event_name": "PreToolUse", "tool_name": "Bash"}
+    assert (inv.start_offset_s, inv.duration_s, inv.gone_offset_s) == (1.0, 2.0, 3.0)
+    assert json.loads(inv.output or "")["ok"] is False
+    assert "handler_type" in inv.model_dump(mode="json")
+
+
+def test_a_held_evaluation_never_ended():
+    hooks = Hooks([], {"0-pre_tool": {"event": "PreToolUse", "canonical": "pre_tool", "behavior": {}}})
+    (inv,) = evaluations([entry(101.0, "0-pre_tool", held=True)], hooks, 100.0)
+    assert inv.ended_at is None and inv.duration_s is None

@@ -1,0 +1,88 @@
+"""Prompt hooks: the scripted model knows a hook's evaluation by Claude Code's system prompt
+and the PROBE-HOOK-<key> its text starts with, and answers as the recipe scripts."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from probes.runner import evaluations
+from probes.runner.model import ScriptedModel, plan_reply
+from tests.helpers import SCRIPT, request
+
+# as Claude Code 2.1.328 sent them (trimmed)
+PRETOOL_SYSTEM = (
+    "You are a Claude agent, built on Anthropic's Claude Agent SDK.\nYou are evaluating a hook in Claude Code. "
+    "The user's text says what to check. Decide whether the action may go ahead."
+)
+STOP_SYSTEM = "You are evaluating a stop-condition hook in Claude Code. Read the conversation transcript carefully"
+EVENT = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "echo ran"}}
+
+
+def evaluation(key="0-pre_tool", system=PRETOOL_SYSTEM):
+    text = f"PROBE-HOOK-{key} Is this command safe to run? {json.dumps(EVENT)}"
+    return {
+        "model": "claude-haiku",
+        "max_tokens": 100,
+        "system": [{"type": "text", "text": system}],
+        "messages": [{"role": "user", "content": text}],
+    }
+
+
+def test_an_evaluation_is_placed_by_its_key_and_answered_as_scripted():
+    answers = {"0-pre_tool": {"ok": False, "reason": "PROBE-VERDICT-DENY no"}}
+    reply = plan_reply(evaluation(), SCRIPT, hook_answers=answers)
+    assert reply["hook"] == "0-pre_tool" and reply["aux"] is True
+    assert json.loads(reply["text"]) == {"ok": False, "reason": "PROBE-VERDICT-DENY no"}
+
+
+def test_a_stop_evaluation_with_its_transcript_is_placed_by_the_last_key():
+    body = evaluation("1-stop", STOP_SYSTEM)
+    body["messages"].insert(0, {"role": "user", "content": "earlier: PROBE-HOOK-0-pre_tool quoted"})
+    assert plan_reply(body, SCRIPT, hook_answers={"1-stop": {"ok": True}})["hook"] == "1-stop"
+
+
+def test_an_evaluation_naming_no_scripted_hook_is_recorded_not_guessed():
+    body = evaluation()
+    body["messages"][0]["content"] = "Is this safe? {}"
+    reply = plan_reply(body, SCRIPT, hook_answers={"0-pre_tool": {"ok": True}})
+    assert reply["hook"] == evaluations.UNPLACED and reply["text"] == evaluations.NOT_JSON
+
+
+def test_the_main_conversation_is_never_an_evaluation():
+    body = evaluation(system="You are a Claude agent, built on Anthropic's Claude Agent SDK.")
+    assert "hook" not in plan_reply(body, SCRIPT, hook_answers={"0-pre_tool": {"ok": True}})
+
+
+def test_malformed_hang_and_seconds():
+    assert plan_reply(evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"malformed": True}})["text"] == evaluations.NOT_JSON
+    assert plan_reply(evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"hang": True}})["hold_s"] is None
+    assert plan_reply(evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"seconds": 2.5}})["hold_s"] == 2.5
+
+
+def test_the_payload_is_the_events_json_after_the_key():
+    text = evaluation()["messages"][0]["content"]
+    assert evaluations.payload(text, "0-pre_tool") == EVENT
+    assert evaluations.payload("PROBE-HOOK-0-pre_tool no json {", "0-pre_tool") is None
+
+
+def test_a_held_answer_is_let_go_when_the_run_ends(tmp_path):
+    model = ScriptedModel(SCRIPT, tmp_path / "model.jsonl", hook_answers={"0-pre_tool": {"hang": True}}).__enter__()
+    errors: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            request(model.port, "/v1/messages", evaluation())
+        except Exception as e:  # the connection closes unanswered
+            errors.append(e)
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    time.sleep(0.3)
+    assert asker.is_alive()  # held
+    model.__exit__(None, None, None)
+    asker.join(5)
+    assert not asker.is_alive() and errors
+    logged = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
+    assert logged[0]["reply"]["hook"] == "0-pre_tool"
