@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from probes.evidence.load import Cell
+
 
 @dataclass(frozen=True)
 class Meaning:
@@ -31,6 +33,13 @@ MEANINGS = [
         "error", "error", "the run could not be judged (the terminal could not be driven, an unknown shape)", "#5a5a5a", "#ffffff"
     ),
     Meaning("flaky", "flaky", "repeated runs of one version gave different labels", "#ffffff", "#000000"),
+    Meaning(
+        "ignored",
+        "ignored",
+        "the hook answered (deny, block, ask) but the CLI went on as if it had not: its control got the same label",
+        "#f4b6d2",
+        "#5c0a35",
+    ),
 ]
 BY_KEY = {m.key: m for m in MEANINGS}
 
@@ -74,6 +83,13 @@ def meaning_of(label: str) -> Meaning:
     if FLAKY.fullmatch(label):
         return BY_KEY["flaky"]
     return BY_KEY[OF_LABEL.get(label.split(" ")[0], "recorded")]
+
+
+def meaning_of_cell(cell: Cell) -> Meaning:
+    """A cell's class: a verdict that the tool ran, which its control (a hook that does not
+    answer) also got on this version, says the hook's answer was ignored, not that it allowed."""
+    m = meaning_of(cell.label)
+    return BY_KEY["ignored"] if cell.same_as_control and m.key == "ran" else m
 
 
 def css() -> str:

@@ -16,8 +16,9 @@ from pathlib import Path
 from probes.catalog.setup import base_of
 from probes.evidence.load import Cell, grouped, versions_of
 from probes.report.cells import Classifiers, Known
-from probes.report.colours import MEANINGS, css, meaning_of
+from probes.report.colours import MEANINGS, css, meaning_of_cell
 from probes.report.legend import CLAIM_HEADERS, claims_list, legend_html
+from probes.report.page_script import SCRIPT, STYLE
 from probes.report.ranges import Line, line, line_text
 from probes.report.timeline import span
 from probes.versions.spec import semver_key
@@ -51,7 +52,10 @@ def axis_of(cells: list[Cell], agent: str, candidates: Sequence[str] | None) -> 
     return slots, unprobed
 
 
-def axis_head(axis: list[str], unprobed: int) -> str:
+def axis_head(axis: list[str]) -> str:
+    """The agent's versions under its name: first and last with the count between (the fitted
+    view, where each row has its own range), and labels placed along the whole axis (the common
+    view; the page's script hides any that would touch)."""
     n = len(axis)
     places = [i for i, v in enumerate(axis) if v]
     k = len(places)
@@ -64,12 +68,22 @@ def axis_head(axis: list[str], unprobed: int) -> str:
             if len(picks) > 1:
                 picks.pop()
         picks.append(i)
-    where = {0: "f", n - 1: "l"}  # the first label starts at its tick, the last ends at it
+    where = {0: ("f", "0%"), n - 1: ("l", "100%")}  # the first label starts at the axis's start, the last ends at its end
     labels = "".join(
-        f'<span class="{where.get(i, "m")}" style="left:{pct((i + 0.5) * 100 / n)}">{esc(axis[i])}</span>' for i in picks
+        '<span class="{}" style="left:{}">{}</span>'.format(*where.get(i, ("m", pct((i + 0.5) * 100 / n))), esc(axis[i]))
+        for i in picks
     )
-    between = f", {unprobed} unprobed releases between them (a run of them takes one place)" if unprobed else ""
-    return f'<div class="sub">{k} versions probed{between}</div><div class="axis">{labels}</div>'
+    ends = [esc(axis[0]), f"{k} probed"] + ([esc(axis[-1])] if k > 1 else [])
+    fit = "".join(f"<span>{e}</span>" for e in ends)
+    return f'<div class="fit">{fit}</div><div class="axis">{labels}</div>'
+
+
+def axis_title(axis: list[str], unprobed: int) -> str:
+    k = sum(1 for v in axis if v)
+    between = (
+        f", {unprobed} unprobed releases between them (a run of them takes one place on the common axis)" if unprobed else ""
+    )
+    return f"{k} versions probed, {axis[0]} to {axis[-1]}{between}"
 
 
 def runs(indices: list[int]) -> str:
@@ -85,29 +99,40 @@ def runs(indices: list[int]) -> str:
 
 
 def bar(ln: Line, axis: list[str], base: Path) -> str:
-    """Segments, boundaries and ticks of one recipe on one agent, placed by version index."""
+    """Segments, boundaries and ticks of one recipe on one agent, placed by version index twice:
+    on the agent's whole axis (--l, --w) and fitted to the row's own first to last probed
+    version (--fl, --fw); the page's CSS picks one."""
     at = {v: i for i, v in enumerate(axis)}
-    w = 100 / len(axis)
+    lo, hi = at[ln.stretches[0].segment.first], at[ln.stretches[-1].segment.last]
+    w, fw = 100 / len(axis), 100 / (hi - lo + 1)
+
+    def place(a: float, b: float) -> str:  # the places a up to b (exclusive) on the axis
+        return f"--l:{pct(a * w)};--w:{pct((b - a) * w)};--fl:{pct((a - lo) * fw)};--fw:{pct((b - a) * fw)}"
+
     parts: list[str] = []
     for n, st in enumerate(ln.stretches):
         s = st.segment
-        m = meaning_of(st.cells[0].label)
+        m = meaning_of_cell(st.cells[0])
         href = esc(os.path.relpath(st.cells[0].path, base))
         count = len(s.probed)
         title = f"{st.text}: {span(s)} ({count} probed, {m.name}); links to {s.first}"
         parts.append(
-            f'<a class="seg m-{m.key}" style="left:{pct(at[s.first] * w)};width:{pct((at[s.last] - at[s.first] + 1) * w)}" '
-            f'href="{href}" title="{esc(title)}">{esc(st.text)}</a>'
+            f'<a class="seg m-{m.key}" style="{place(at[s.first], at[s.last] + 1)}" href="{href}" title="{esc(title)}">'
+            f"{esc(st.text)}</a>"
         )
         if n:
             b = ln.boundaries[n - 1]
-            lo, hi = (at[b.before] + 1) * w, at[b.after] * w
             kind, what = ("x", "exact: no release between") if b.exact else ("o", "open: unprobed releases between")
             title = esc(f"{b.before} to {b.after}, {what}")
-            parts.append(f'<i class="bd {kind}" style="left:{pct(lo)};width:{pct(hi - lo)}" title="{title}"></i>')
+            parts.append(f'<i class="bd {kind}" style="{place(at[b.before] + 1, at[b.after])}" title="{title}"></i>')
     ticks = runs(sorted(at[c.version] for st in ln.stretches for c in st.cells))
+    first, last = axis[lo], axis[hi]
+    ends = f"<span>{esc(first)}</span>" + (f"<span>{esc(last)}</span>" if hi > lo else "")
     cap = f'<div class="cap">{esc(line_text(ln))}</div>' if ln.boundaries else ""  # a change, spelt out
-    return f'<div class="bar">{"".join(parts)}</div><div class="ticks" data-p="{ticks}"></div>{cap}'
+    return (
+        f'<div class="bar">{"".join(parts)}</div><div class="ticks" data-p="{ticks}" data-lo="{lo}" data-hi="{hi}"></div>'
+        f'<div class="ends">{ends}</div>{cap}'
+    )
 
 
 def rows(cells: list[Cell], axes: dict[str, list[str]], classifiers: Classifiers, known: Known, base: Path) -> str:
@@ -122,7 +147,9 @@ def rows(cells: list[Cell], axes: dict[str, list[str]], classifiers: Classifiers
         for recipe in sorted(r for r in newest if classifiers.get(base_of(r), "other") == group):
             rec = newest[recipe].record
             lines = {a: line(by.get((a, recipe), []), a, recipe, classifiers.get(base_of(recipe)), known.get(a)) for a in agents}
-            changes = sum(len(ln.boundaries) for ln in lines.values())
+            per_agent = {a: len(ln.boundaries) for a, ln in lines.items()}  # the script counts the shown agent's
+            changes = sum(per_agent.values())
+            chg = " ".join(f"{a}:{n}" for a, n in per_agent.items())
             tds = []
             for a in agents:
                 ln = lines[a]
@@ -135,7 +162,7 @@ def rows(cells: list[Cell], axes: dict[str, list[str]], classifiers: Classifiers
                 else ""
             )
             out.append(
-                f'<tr id="{esc(recipe)}" data-group="{esc(group)}" data-changes="{1 if changes else 0}" '
+                f'<tr id="{esc(recipe)}" data-group="{esc(group)}" data-changes="{1 if changes else 0}" data-chg="{esc(chg)}" '
                 f'data-control="{1 if rec.control_of else 0}"{" class=ctlrow" if rec.control_of else ""}>'
                 f'<th><a href="#{esc(recipe)}">{esc(recipe)}</a>{badge}<div class="qn">{esc(rec.question)}</div>{control}</th>'
                 f"{''.join(tds)}</tr>"
@@ -171,81 +198,15 @@ def claims_tables(cells: list[Cell], agent: str, classifiers: Classifiers) -> st
     )
 
 
-STYLE = """
-body{font:13px system-ui,sans-serif;margin:1em;color:#111}
-h1{font-size:20px;margin:0 0 .3em}h2{font-size:16px}
-.lead{max-width:70em}
-#colours ul{list-style:none;padding:0;display:grid;grid-template-columns:repeat(2,minmax(0,42em));gap:2px 2em}
-#colours li{display:grid;grid-template-columns:7.5em 1fr;gap:.6em;align-items:center}
-.sw{display:block;padding:1px 4px;border:1px solid #888;position:relative;text-align:center}
-.sw.demo{height:14px;background:#9fd89f}.sw.demo .bd{left:50%}.sw.tk{height:14px}
-.sw.tk::after,.ticks a::after{content:"";position:absolute;left:50%;width:2px;margin-left:-1px;height:5px;background:#333}
-.sw.tk::after{top:9px}
-.filters{position:sticky;top:0;background:#fff;padding:4px 0;z-index:3}
-table.tl{border-collapse:collapse;width:100%;table-layout:fixed}
-.tl th,.tl td{border-bottom:1px solid #ddd;padding:3px 6px;vertical-align:top;text-align:left}
-.tl thead th{position:sticky;top:28px;background:#f4f4f4;z-index:2}
-.tl th:first-child{width:26%}
-.tl tr.grp th{background:#eef;font-size:12px;text-transform:uppercase;letter-spacing:.05em}
-.qn{font-weight:normal;color:#444;font-size:12px}
-.ctl{font-weight:normal;color:#666;font-size:11px}
-tr.ctlrow th>a{color:#555}tr.ctlrow .bar{height:14px;font-size:10px;line-height:14px}
-.chg{background:#111;color:#fff;font-size:10px;padding:0 4px;border-radius:3px;font-weight:normal}
-.bar{position:relative;height:20px;line-height:20px;background:#fafafa;border:1px solid #ccc}
-.seg{position:absolute;top:0;bottom:0;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;
- text-decoration:none;padding:0 3px 0 6px;box-sizing:border-box;font-size:12px}
-.bd{position:absolute;top:-4px;bottom:-4px;z-index:1;box-sizing:border-box}
-.bd.x{min-width:3px;margin-left:-1px;background:#000}
-.bd.o{min-width:7px;margin-left:-3px;border:1px solid #000;background:repeating-linear-gradient(45deg,#000 0 2px,#fff 2px 4px)}
-.ticks{position:relative;height:5px}
-.ticks a{position:absolute;top:0;height:5px}
-.cap{font-size:11px;color:#333;margin-top:1px}
-.none{color:#999;font-style:italic}
-.sub{font-weight:normal;font-size:11px;color:#555}
-.axis{position:relative;height:14px;font-weight:normal;font-size:10px;color:#333}
-.axis span{position:absolute;white-space:nowrap;transform:translateX(-50%)}
-.axis span.f{transform:none;margin-left:-3px}.axis span.l{transform:translateX(-100%)}
-table.claims{border-collapse:collapse}.claims th,.claims td{border:1px solid #bbb;padding:2px 5px;text-align:left}
-"""
-
-SCRIPT = """
-const $ = id => document.getElementById(id);
-function filter() {
-  const a = $('agent').value, g = $('group').value, ch = $('changes').checked, co = $('controls').checked;
-  document.querySelectorAll('[data-agent]').forEach(e => e.hidden = a !== 'all' && e.dataset.agent !== a);
-  document.querySelectorAll('tbody tr').forEach(r => r.hidden = (g !== 'all' && r.dataset.group !== g)
-    || (ch && r.dataset.changes === '0') || (!co && r.dataset.control === '1'));
-  const shown = document.querySelectorAll('thead th[data-agent]:not([hidden])').length;
-  document.querySelectorAll('tr.grp').forEach(h => {
-    let r = h.nextElementSibling, any = false;
-    for (; r && !r.classList.contains('grp'); r = r.nextElementSibling) any = any || !r.hidden;
-    h.hidden = !any; h.firstElementChild.colSpan = shown + 1; });
-}
-// ticks: each probed version's place on its agent's axis, linked to RESULTS/agent/version/recipe.json
-const axes = JSON.parse($('axes').textContent), base = document.body.dataset.results;
-document.querySelectorAll('.ticks').forEach(t => {
-  const td = t.closest('td'), agent = td.dataset.agent, recipe = td.parentElement.id, axis = axes[agent], w = 100 / axis.length;
-  t.dataset.p.split(' ').forEach(r => {
-    const [a, b] = r.split('-').map(Number);
-    for (let i = a; i <= (isNaN(b) ? a : b); i++) {
-      const link = document.createElement('a');
-      link.href = `${base}${agent}/${axis[i]}/${recipe}.json`; link.title = axis[i];
-      link.style.left = (i * w) + '%'; link.style.width = w + '%'; t.appendChild(link); } }); });
-['agent', 'group', 'changes', 'controls'].forEach(k => $(k).onchange = filter);
-// #agent=claude&group=liveness&changes=1&controls=0 in the address selects the filters
-new URLSearchParams(location.hash.slice(1)).forEach((v, k) => {
-  const el = $(k); if (!el) return; if (el.type === 'checkbox') el.checked = v === '1'; else el.value = v; });
-filter();
-"""
-
-
 def html_page(cells: list[Cell], classifiers: Classifiers, base: Path, known: Known | None = None) -> str:
     """The page; `base` is the directory it is written to (evidence links are relative)."""
     known = known or {}
     agents = sorted({c.agent for c in cells})
     both = {a: axis_of(cells, a, known.get(a)) for a in agents}
     axes = {a: axis for a, (axis, _) in both.items()}
-    heads = "".join(f'<th data-agent="{esc(a)}">{esc(a)}{axis_head(*both[a])}</th>' for a in agents)
+    heads = "".join(
+        f'<th data-agent="{esc(a)}" title="{esc(axis_title(*both[a]))}">{esc(a)}{axis_head(both[a][0])}</th>' for a in agents
+    )
     results = cells[0].path.parents[2] if cells else base  # load() reads RESULTS/agent/version/recipe.json
     rel = os.path.relpath(results, base)
     prefix = "" if rel == "." else Path(rel).as_posix() + "/"  # the script's links, relative to the page
@@ -260,16 +221,18 @@ def html_page(cells: list[Cell], classifiers: Classifiers, base: Path, known: Kn
 <style>{STYLE}{css()}
 </style></head><body data-results="{esc(prefix)}">
 <h1>probe: what hooks do, by CLI version</h1>
-<p class="lead">One row per recipe, with the question it asks. Under each agent, a bar along that agent's
-versions (oldest left, the same axis on every row): each segment is a range of versions that gave one
-verdict, coloured by what happened, and links to the record of its first version; the ticks under it
-are the probed versions, each linked to its record. A row whose verdict changes is marked, and each
+<p class="lead">One row per recipe, with the question it asks. Under each agent, a bar along the versions
+the row probed (oldest left, from its first to its last probed version, both named under the bar; "same
+axis on every row" lines the rows up on the agent's whole axis): each segment is a range of versions that
+gave one verdict, coloured by what happened, and links to the record of its first version; the ticks under
+it are the probed versions, each linked to its record. A row whose verdict changes is marked, and each
 change is drawn exact or open.</p>
 {legend_colours()}
 <p class="filters">Agent <select id="agent"><option>all</option>{opts(agents)}</select>
 Recipe group <select id="group"><option>all</option>{opts(groups)}</select>
 <label><input type="checkbox" id="changes"> only recipes whose verdict changes</label>
-<label><input type="checkbox" id="controls" checked> controls</label></p>
+<label><input type="checkbox" id="controls" checked> controls</label>
+<label><input type="checkbox" id="common"> same axis on every row</label></p>
 <table class="tl"><thead><tr><th>recipe: question</th>{heads}</tr></thead>
 <tbody>{rows(cells, axes, classifiers, known, base)}</tbody></table>
 {"".join(claims_tables(cells, a, classifiers) for a in agents)}
