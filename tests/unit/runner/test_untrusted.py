@@ -118,6 +118,7 @@ ALLOWED = {
     "agents/codex.py:prepare_permissions:exists": "the CLI install",
     "agents/vscode.py:bundled:exists": "the CLI install's package.json",
     "agents/vscode.py:bundled:read_text": "the CLI install's package.json",
+    "agents/vscode.py:missing_prerequisites:exists": "the host's Kerberos header, before an install",
     "agents/vscode.py:node:exists": "the CLI install's bundled node",
     "agents/vscode.py:node:glob": "the CLI install's bundled node",
     "agents/vscode.py:node:open": "the CLI install's bundled node",
