@@ -1,5 +1,6 @@
-"""What `probe check` says: a version's table, one table across versions, progress on
-stderr, and the GitHub Action's job summary and workflow commands (`python -m probes.check`)."""
+"""What `probe check` says: a version's table, one table across versions, and the GitHub
+Action's job summary and workflow commands (`python -m probes.check`). Its progress on stderr
+is probes/progress.py's."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tabulate import tabulate
 
 from probes.check.config import scripts_named
 from probes.check.model import HookReport, Report
+from probes.progress import ON
 
 
 def hook_name(h: HookReport) -> str:
@@ -112,13 +114,7 @@ def fmt(ran: bool | None) -> str:
     return {True: "ran", False: "did not run", None: "cannot tell"}[ran]
 
 
-PROGRESS: list[bool] = [False]  # set by cmd_check: stderr is a terminal, or --progress
-
-
-def progress(message: str) -> None:
-    """A long step, said on stderr while it runs (quiet when stderr is no terminal, unless --progress)."""
-    if PROGRESS[0]:
-        print(f"probe: {message}", file=sys.stderr, flush=True)
+PROGRESS = ON  # probes.progress's switch, set by cmd_check: stderr is a terminal, or --progress
 
 
 def action_main() -> None:

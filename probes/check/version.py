@@ -11,13 +11,14 @@ from probes.agents import Agent
 from probes.catalog.scenarios import Scenario
 from probes.check.config import ConfigFile, Configured
 from probes.check.model import Report
-from probes.check.report import hook_name, progress
+from probes.check.report import hook_name
 from probes.check.session import run_session
 from probes.check.verdicts import against, blocks, expectations_of, ok, verdict_of
 from probes.errors import InputError
 from probes.evidence.model import evidence_path, write_atomic
 from probes.evidence.readable import evidence_problem
 from probes.evidence.store import compact, dumps, put_blob
+from probes.progress import say
 from probes.versions import prefixes
 
 ALONE_MAX = 4  # hooks run alone, one session each, when another effective hook may hide what they do
@@ -36,11 +37,11 @@ def check_version(
     expect: Sequence[str] = (),
 ) -> Report:
     writes: list[tuple[Path, Any]] = []  # (path, Evidence): checked together, then written
-    if not prefixes.installed(agent, version):
-        progress(f"{agent.name} {version}: installing it (once)")
-    progress(f"{agent.name} {version}: the scenario without the hooks (the control)")
+    if backend != "local" and not prefixes.installed(agent, version):  # a local install says its own progress
+        say(f"{agent.name} {version}: installing it (once)")
+    say(f"{agent.name} {version}: the scenario without the hooks (the control)")
     control = run_session(agent, requested, version, scenario, folder, configs, hooks, None, backend)
-    progress(f"{agent.name} {version}: the scenario with the hooks")
+    say(f"{agent.name} {version}: the scenario with the hooks")
     hooked = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key for h in hooks}, backend)
     against(hooked, control)
     verdicts = [verdict_of(h, scenario, hooked, control, agent.block_exit_codes) for h in hooks]
@@ -68,7 +69,7 @@ def check_version(
         if list(beside).index(h.key) >= ALONE_MAX:
             verdicts[n]["reason"] += f" (beside {', '.join(beside[h.key])}; not run alone: at most {ALONE_MAX} are)"
             continue
-        progress(f"{agent.name} {version}: {hook_name(verdicts[n])} alone")
+        say(f"{agent.name} {version}: {hook_name(verdicts[n])} alone")
         alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
         against(alone, control)
         before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]

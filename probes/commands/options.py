@@ -56,6 +56,15 @@ def add_repeat(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("--repeat", type=count("--repeat", 1, MAX_REPEAT), default=1, metavar="N", help=help)
 
 
+def add_progress(p: argparse.ArgumentParser) -> None:
+    """--progress: each long step on stderr even when it is not a terminal (probes/progress.py)."""
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="say each long step (install, session, round) on stderr even when it is not a terminal",
+    )
+
+
 def add_setup(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--setup",
@@ -121,3 +130,4 @@ def add_search(c: argparse.ArgumentParser, verb: str) -> None:
     )
     add_results(c)
     add_json(c)
+    add_progress(c)

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from probes import progress
 from probes.pipeline import rundirs
 from probes.pipeline.rundirs import RunDirs
+from probes.versions import prefixes
 
 if TYPE_CHECKING:
     from probes.agents import Agent
@@ -46,10 +48,10 @@ RUNNER_FILES = (
     "cutoff.py",
     "model.py",
     "dialects.py",
-    "hook.py",
-    "terminal.py",
     "evaluations.py",
     "texts.py",
+    "hook.py",
+    "terminal.py",
     "jail.py",
     "untrusted.py",
 )
@@ -78,6 +80,9 @@ def load_record_modules() -> threading.Thread:
     return thread
 
 
+_install_s: dict[Path, float] = {}  # a run directory -> its install's seconds, from install() to plan()
+
+
 @dataclass(frozen=True)
 class Prepared:
     """What a probe has made ready when its session starts."""
@@ -89,6 +94,7 @@ class Prepared:
     prefix: Path
     hooks: Hooks
     plan: Plan
+    install_s: float | None = None  # the install this probe waited for: 0.0 when it was there (cached)
 
 
 @dataclass(frozen=True)
@@ -111,7 +117,10 @@ def install(backend: Backend, agent: Agent, version: str, recipe: ResolvedRecipe
     # Start-up: plan loads the recipes' models (pydantic), after the runner was launched.
     from probes.pipeline.plan import workspace
 
+    cached = backend.name == "local" and prefixes.installed(agent, version)  # an image's build is timed as it goes
+    started = time.monotonic()
     prefix = backend.prepare(agent, version)
+    _install_s[run.root] = 0.0 if cached else round(time.monotonic() - started, 3)
     run.resize(recipe.disk_mb)
     workspace(run)
     return prefix
@@ -132,7 +141,9 @@ def plan(
     from probes.pipeline.plan import runner_plan
 
     planned = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env, hooks.argv)
-    return Prepared(agent, requested, version, recipe, prefix, hooks, planned)
+    if any(r.url and "{port}" in r.url for r in hooks.registrations):  # an http hook's URL names the receiver
+        planned["port_files"] = [str(f) for f in hooks.files]
+    return Prepared(agent, requested, version, recipe, prefix, hooks, planned, _install_s.pop(run.root, None))
 
 
 @contextlib.contextmanager
@@ -153,7 +164,9 @@ def session(backend: Backend, prepare: Callable[[RunDirs], Prepared], runner_fil
             raise
         planned_at = time.time()
         loading = load_record_modules()
-        ran = launch.run(ready.plan)
+        budget = f"budget {ready.plan['budget_s']:g}s"
+        with progress.step(f"session: {ready.recipe.name} on {ready.agent.name} {ready.version} ({budget})"):
+            ran = launch.run(ready.plan)
         returned_at = time.time()
         loading.join()
         # A record module (RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
@@ -178,8 +191,8 @@ def evidence(done: Ran, outcome: str, observations: dict[str, Any]) -> Evidence:
     # Record modules (RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
     from probes.evidence import provenance
     from probes.evidence.claims import Run, judge
-    from probes.evidence.model import Evidence
-    from probes.pipeline.collect import REQUESTS_KEPT, iso, sample
+    from probes.evidence.model import Evidence, iso
+    from probes.pipeline.collect import REQUESTS_KEPT, sample
     from probes.pipeline.redact import redact
 
     ready, session, result, recipe = done.ready, done.collected, done.ran.result, done.ready.recipe

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from probes import progress
 from probes.agents import AGENTS, Agent
 from probes.errors import HarnessError
 from probes.versions import cache, slim
@@ -55,11 +56,12 @@ def install(agent: Agent, version: str) -> Path:
         try:
             started = time.monotonic()
             staging.mkdir(parents=True)
-            _npm_install(agent.package, version, staging, agent.install_env(staging))
-            npm_s = time.monotonic() - started
-            agent.prepare_install(staging)
-            dropped = slim.drop_foreign(staging, agent.binary_path(staging))
-            shared = slim.share(staging, cache_root() / "store")
+            with progress.step(f"installing {agent.name} {version} from npm", sizer=lambda: progress.dir_bytes(staging)):
+                _npm_install(agent.package, version, staging, agent.install_env(staging))
+                npm_s = time.monotonic() - started
+                agent.prepare_install(staging)
+                dropped = slim.drop_foreign(staging, agent.binary_path(staging))
+                shared = slim.share(staging, cache_root() / "store")
             record = cache.InstallRecord(
                 agent=agent.name,
                 version=version,
