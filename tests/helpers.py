@@ -61,7 +61,7 @@ def probe_cmd(*args: str, results: Path | None = None, check_json: bool = False,
     argv = [sys.executable, "-m", "probes.cli", *args]
     if results is not None:
         argv += ["--results", str(results)]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=piped_env())
 
 
 def write(root: Path, files: dict[str, str | dict], mode: int = 0o755) -> Path:
@@ -249,8 +249,17 @@ def interrupt(proc: subprocess.Popen[str], sig: signal.Signals, markers: list[st
     return err, took
 
 
-def probe(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "probes.cli", *args], capture_output=True, text=True, cwd=cwd)
+def probe(*args, cwd=None, env=None):
+    """`probe ARGS` as a pipe would run it: no COLUMNS (pytest's readline exports COLUMNS=80 to
+    children, which would fit tables and lists to 80 columns) unless `env` sets it."""
+    return subprocess.run(
+        [sys.executable, "-m", "probes.cli", *args], capture_output=True, text=True, cwd=cwd, env=piped_env(env)
+    )
+
+
+def piped_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a `probe` whose stdout is a pipe: no COLUMNS, then `extra`."""
+    return {k: v for k, v in os.environ.items() if k != "COLUMNS"} | (extra or {})
 
 
 def chromium(*args, tmp_path):

@@ -1,5 +1,6 @@
 """`probe table`: committed evidence as each recipe's verdicts in version ranges per agent
-(markdown, JSON or the HTML page); a full table also writes the results' index."""
+(markdown, a compact view fitted to the terminal, JSON or the HTML page); a full table also
+writes the results' index."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from probes.evidence.model import write_atomic
 from probes.report import tables
 from probes.report.page import html_page
 from probes.report.ranges import known_candidates
+from probes.report.width import columns
 
 
 def add_arguments(t: argparse.ArgumentParser) -> None:
@@ -21,15 +23,22 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
     t.add_argument("--agent")
     t.add_argument("--recipe")
     t.add_argument("--grid", action="store_true", help="markdown: recipes x versions, one column per version")
-    t.add_argument("--format", choices=["markdown", "json", "html"], default="markdown")
+    t.add_argument(
+        "--format",
+        choices=["markdown", "json", "html"],
+        help="default: a compact view fitted to the terminal (COLUMNS), the Markdown when piped",
+    )
+    t.add_argument("--wide", action="store_true", help="the full Markdown table, however wide")
     t.add_argument("--output", help="where --format html writes (default: RESULTS/index.html)")
 
 
 def handle(args: argparse.Namespace) -> int:
     results = Path(args.results)
     out = Path(args.output or results / "index.html")
-    if args.grid and args.format != "markdown":
+    if args.grid and args.format not in (None, "markdown"):
         raise InputError(f"--grid is a markdown layout: --format {args.format} has none (json lists every record)")
+    # no --format, --grid or --wide: fitted to a terminal, or today's Markdown in a pipe or file
+    width = None if args.format or args.grid else columns(args.wide)
     if args.format == "html" and args.output:  # refused before anything is read or written
         if out.is_dir():
             raise InputError(f"--output {out} is a directory: name the file to write")
@@ -54,8 +63,13 @@ def handle(args: argparse.Namespace) -> int:
             "check --output" if args.output else "check the results directory",
         )
         print(out)
-    else:
+    elif width is None:
         print(tables.markdown(cells, classifiers, pairs, known, args.grid), end="")
+    else:
+        questions = {name: r.question for name, r in recipes.items()}
+        # a setup's row (RECIPE@KEY=VALUE) asks its recipe's question: said once
+        questions.update({c.recipe: f"{c.base}'s question, under {c.setup_key}" for c in cells if c.setup_key})
+        print(tables.compact(cells, classifiers, known, width, questions), end="")
     if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
         tables.write_index(results, cells, classifiers, pairs, known)
     return Exit.OK

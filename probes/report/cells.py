@@ -6,6 +6,7 @@ summary)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 
 from probes.classify import CLASSIFIERS
@@ -20,6 +21,13 @@ Known = Mapping[str, Sequence[str] | None]  # agent -> the candidate releases (t
 UNEARNED = "=ctl"  # beside a label its control shares
 NO_CONTROL = "no ctl"  # beside a label whose control has no record on that version
 MARKS = {"agrees": "✓", "disagrees": "✗", "untested": "?"}
+# A boolean key observation in words (true, false): `reason lost` reads, `reason no` did not.
+BOOL_WORDS = {
+    "reason_reached_model": ("reason reached model", "reason lost"),
+    "stdin_eof": ("stdin closed", "stdin left open"),
+}
+# The marks in plain words, where width allows (the compact table, the page's titles).
+PLAIN_WORDS = {UNEARNED: "(same as control)", NO_CONTROL: "(control not run)"}
 
 
 def claim_marks(record: Evidence) -> str:
@@ -43,7 +51,8 @@ def key_observation(record: Evidence, classifier: str | None) -> str:
     if name.endswith("_s") and isinstance(value, (int, float)):
         return f"{value:.1f}s"
     if isinstance(value, bool):
-        return name.split("_")[0] + (" yes" if value else " no")
+        yes, no = BOOL_WORDS.get(name, (name.replace("_", " "), "not " + name.replace("_", " ")))
+        return yes if value else no
     if isinstance(value, dict):  # context_location: {word: [roles]} (anything else shown as found)
         roles = sorted({str(r) for rs in value.values() for r in (rs if isinstance(rs, list) else [rs])})
         return ",".join(roles)
@@ -54,6 +63,13 @@ def control_mark(cell: Cell) -> str:
     """`=ctl` (its control shares the label: not earned), `no ctl` (its control was not run
     there: not known to be earned) or nothing."""
     return UNEARNED if cell.same_as_control else NO_CONTROL if cell.control_missing else ""
+
+
+def plain(text: str) -> str:
+    """A cell's text with `=ctl` and `no ctl` in words (`(same as control)`)."""
+    for mark, words in PLAIN_WORDS.items():
+        text = re.sub(rf"(?<=\S) {re.escape(mark)}(?= |$)", " " + words, text)
+    return text
 
 
 def cell_text(cell: Cell, classifier: str | None) -> str:

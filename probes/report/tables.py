@@ -1,21 +1,24 @@
 """Committed evidence as tables: results/README.md and results/<agent>.md (ranges per agent),
-`probe table`'s Markdown (ranges, or `--grid`: recipes x versions) and JSON. Byte-stable: the
+`probe table`'s Markdown (ranges, or `--grid`: recipes x versions), its compact view for a
+terminal, and JSON. Byte-stable: the
 same evidence gives the same output. The cells come from evidence/load.py, their text from
 cells.py, ranges from ranges.py, the legend from legend.py; the HTML page is page.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tabulate import tabulate
 
-from probes.evidence.load import Cell, versions_of
+from probes.evidence.load import Cell, grouped, versions_of
 from probes.evidence.model import write_atomic
-from probes.report.cells import Classifiers, Known, Pairs, cell_text
-from probes.report.legend import CLAIM_HEADERS, claims_list, legend
+from probes.report.cells import Classifiers, Known, Pairs, cell_text, plain
+from probes.report.legend import CLAIM_HEADERS, claims_list, compact_legend, legend
 from probes.report.ranges import RANGES_NOTE, line, line_text, ranges
+from probes.report.timeline import span
+from probes.report.width import wrap
 
 
 def matrix(cells: list[Cell], agent: str, classifiers: Classifiers) -> tuple[list[str], list[list[str]]]:
@@ -61,8 +64,31 @@ def markdown(
         if claims:
             out.append(f"### {agent}: claims\n\n" + tabulate(claims, headers=CLAIM_HEADERS, tablefmt="github") + "\n")
     if cells:
-        out.append(legend(classifiers))
+        out.append(legend(classifiers, cells))  # what these cells show (results/README.md: everything)
     return "\n".join(out)
+
+
+def compact(cells: list[Cell], classifiers: Classifiers, known: Known, width: int | None, questions: Mapping[str, str]) -> str:
+    """The ranges for a terminal: one block per recipe (its question, then a line per range of
+    each agent, `|`/`…` before a range as in the Markdown, whose segments these are), plain
+    words for the marks, and a legend of what is shown; every line fitted to `width`."""
+    by = grouped(cells)
+    lines = {k: line(v, k[0], k[1], classifiers.get(k[1]), known.get(k[0])) for k, v in by.items()}
+    agent_w = max((len(a) for a, _ in by), default=0)
+    span_w = max((len(span(st.segment)) for ln in lines.values() for st in ln.stretches), default=0)
+    hang = " " * min(2 + agent_w + 3 + span_w + 2, (width or 1000) // 2)  # continuation under the text
+    out, boundaries = [], set()
+    for recipe in sorted({r for _, r in by}):
+        out.append(wrap(f"{recipe}  {questions.get(recipe, '')}".rstrip(), width, indent="    "))
+        for agent in sorted({a for a, r in by if r == recipe}):
+            ln = lines[agent, recipe]
+            for n, st in enumerate(ln.stretches):
+                mark = "" if n == 0 else "|" if ln.boundaries[n - 1].exact else "…"
+                boundaries.add(mark)
+                text = f"  {agent if n == 0 else '':{agent_w}} {mark:1} {span(st.segment):{span_w}}  {plain(st.text)}"
+                out.append(wrap(text.rstrip(), width, indent=hang))
+        out.append("")
+    return "\n".join([*out, compact_legend(classifiers, cells, boundaries - {""}, width)]) + "\n"
 
 
 def surfaces(

@@ -48,8 +48,8 @@ def test_ranges_mark_exact_and_open_boundaries(tmp_path):
     write_points(root, "copilot", "hang-pretool", {"1.0.1": "held", "1.0.5": "fail-open", "1.0.6": "held"})
     write_published(root, "copilot", releases("1.0.", 8))
     out = probe("table", "--results", str(root)).stdout
-    assert "| exit2-pretool | denied reason no 1.0.1-1.0.2 \\| allowed reason no 1.0.3 |" in out  # adjacent releases: exact
-    assert "| hang-pretool  | held 1.0.1 … fail-open 1.0.5 \\| held 1.0.6              |" in out  # 1.0.2-1.0.4 unprobed: open
+    assert "| exit2-pretool | denied reason lost 1.0.1-1.0.2 \\| allowed reason lost 1.0.3 |" in out  # adjacent releases: exact
+    assert "| hang-pretool  | held 1.0.1 … fail-open 1.0.5 \\| held 1.0.6                  |" in out  # 1.0.2-1.0.4 unprobed: open
     assert "copilot (5 versions)" in out  # probed of any recipe
 
 
