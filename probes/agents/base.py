@@ -34,6 +34,7 @@ class Registration:
     raw: dict[str, Any] | None = None  # an entry written as given instead of the instrumented hook
     handler_type: str = "command"  # prompt: `prompt` is what the CLI asks its model
     prompt: str | None = None
+    url: str | None = None  # http: where the CLI delivers it ("{port}": the run's receiver, the scripted model)
     fields: Mapping[str, Any] = field(default_factory=dict)  # the handler's other keys, as the config spells them
 
 

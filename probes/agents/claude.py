@@ -39,11 +39,13 @@ def settings_hooks(registrations: Sequence[Registration]) -> dict[str, list[Any]
     native event a list of {matcher, hooks: [...]}, "*" when the recipe gives no matcher."""
 
     def entry(r: Registration) -> dict[str, Any]:
-        command: dict[str, Any] = (
-            {"type": "command", "command": r.command}
-            if r.handler_type == "command"
-            else {"type": r.handler_type, "prompt": r.prompt}
-        )
+        command: dict[str, Any]
+        if r.handler_type == "command":
+            command = {"type": "command", "command": r.command}
+        elif r.handler_type == "http":
+            command = {"type": "http", "url": r.url}
+        else:
+            command = {"type": r.handler_type, "prompt": r.prompt}
         command.update(r.fields)
         if r.timeout_s is not None:
             command["timeout"] = r.timeout_s
@@ -126,8 +128,10 @@ class Claude(Agent):
         "plugin": write_plugin,
     }
     extension: ExtensionSurface | None = None
-    handler_types = frozenset({"command", "prompt"})
-    handler_fields = frozenset({"if", "async", "asyncRewake", "shell", "statusMessage", "onFailure", "model"})
+    handler_types = frozenset({"command", "prompt", "http"})
+    handler_fields = frozenset(
+        {"if", "async", "asyncRewake", "shell", "statusMessage", "onFailure", "model", "headers", "allowedEnvVars"}
+    )
     hook_sources = HOOK_SOURCES
 
     def binary_path(self, prefix: Path) -> Path:

@@ -55,20 +55,26 @@ class Handler(Strict):
     shell: Literal["bash", "powershell"] | None = None
     statusMessage: str | None = None
     onFailure: str | None = None  # continue (the default) or block
+    headers: dict[str, str] | None = None  # http: sent with each delivery ($VAR from allowedEnvVars)
+    allowedEnvVars: list[str] | None = None  # http: the variables its headers may name
+    url: str | None = None  # http: where to deliver (default: the run's own receiver for this hook)
 
     def fields(self) -> dict[str, Any]:
-        """The entry's keys beside type, command and timeout, as the CLI's config spells them."""
-        return self.model_dump(by_alias=True, exclude_none=True, exclude={"type", "prompt"})
+        """The entry's keys beside type, command, prompt, url and timeout, as the CLI's config spells them."""
+        return self.model_dump(by_alias=True, exclude_none=True, exclude={"type", "prompt", "url"})
 
 
 class Verdict(Strict):
-    """What the scripted model answers a `prompt` hook's evaluation: {"ok", "reason"} as JSON,
-    or text that is not JSON (`malformed`), after `seconds`, or never (`hang`)."""
+    """What the run answers a hook that is not a process: a `prompt` hook's evaluation gets
+    {"ok", "reason"} as JSON or text that is not JSON (`malformed`); an `http` hook's delivery
+    gets `status` and `body`; either after `seconds`, or never (`hang`)."""
 
     ok: bool = True
     reason: str | None = None
     impossible: bool | None = None  # a Stop hook's "can never be satisfied"
     malformed: bool = False
+    status: int = Field(default=200, ge=100, le=599)  # http
+    body: str | dict[str, Any] | None = None  # http: the response body (a dict: as JSON)
     seconds: float | None = Field(default=None, ge=0, le=3600)
     hang: bool = False
 

@@ -75,6 +75,7 @@ class Invocation(TypedDict):
     extension_result: NotRequired[str | None]
     error: NotRequired[str | None]
     handler_type: NotRequired[str]  # absent: a command (a process)
+    http: NotRequired[dict[str, object] | None]  # an http hook's delivery: the status answered, the headers sent
 
 
 class Seen(TypedDict):
@@ -261,6 +262,8 @@ def hook_end(inv: Invocation | None) -> str | None:
         return None
     if inv.get("handler_type") == "prompt":  # no process: the verdict the model gave, if it did
         return verdict_words(inv["output"]) if inv["ended_at"] else None
+    if inv.get("handler_type") == "http":  # the status the receiver answered, if it did
+        return f"status {(inv.get('http') or {}).get('status')}" if inv["ended_at"] else None
     if inv["killed_by_signal"]:
         return inv["killed_by_signal"]
     if inv.get("extension_result") == "threw":
@@ -282,6 +285,8 @@ def verdict_words(answer: str | None) -> str:
 def hook_failed(inv: Invocation) -> bool:
     if inv.get("handler_type") == "prompt":  # its evaluation failed: no answer, or none that parses
         return hook_end(inv) in (None, "not JSON")
+    if inv.get("handler_type") == "http":  # no answer, or not a 2xx
+        return not (hook_end(inv) or "").startswith("status 2")
     return inv["killed_by"] is not None or inv["exit_code"] not in (0, None) or inv.get("extension_result") == "threw"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
 
@@ -76,6 +77,13 @@ Transcript = Annotated[
 ]
 
 
+def iso(t: float | None) -> str | None:
+    """A time (seconds since the epoch) as records write it: UTC, milliseconds, `Z`."""
+    if t is None:
+        return None
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -118,6 +126,7 @@ class Invocation(Record):
     # its model: no process; `output` is the verdict the scripted model gave, `ended_at` when
     # it was given); left out for a command, so older records keep their bytes
     handler_type: str = Field(default="command", exclude_if=lambda v: v == "command")
+    http: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)  # http: status answered, headers sent
 
 
 class ModelRequest(Record):

@@ -10,7 +10,6 @@ import os
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -18,16 +17,16 @@ from probes import limits
 from probes.catalog.recipes import ResolvedRecipe
 from probes.classify import SENTINEL_RE, hook_texts
 from probes.errors import HarnessError
-from probes.evidence.model import CliRun, Collected, Invocation, ModelRequest
+from probes.evidence.model import CliRun, Collected, Invocation, ModelRequest, iso
 from probes.evidence.provenance import checked
 from probes.pipeline import shells
+from probes.pipeline.answered import evaluations
 from probes.pipeline.normalise import known_values, normalise
 from probes.pipeline.plan import Hooks, marker_path
 from probes.pipeline.redact import known_secrets, redact, redact_env, secret_name
 from probes.pipeline.rundirs import RunDirs
 from probes.runner import untrusted
-from probes.runner.contract import HOOK_SENTINEL, HookRecord, ModelLogEntry, Parent, Plan, Result
-from probes.runner.evaluations import payload as payload_of_text
+from probes.runner.contract import HookRecord, ModelLogEntry, Parent, Plan, Result
 
 TEXT_LIMIT = 2000  # characters kept of each model message and each output tail
 MESSAGES_KEPT = (2, 6)  # a request's first 2 and last 6 messages are kept
@@ -38,12 +37,6 @@ SESSION_FILE_MAX = 256 * 1024 * 1024  # the model log of a runaway session; a ho
 RECORD_MAX = 64 * 1024 * 1024  # one hook record (its stdin and output; stdout_pad is at most 16 MiB)
 
 T = TypeVar("T")
-
-
-def iso(t: float | None) -> str | None:
-    if t is None:
-        return None
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def sample(items: list[T], keep: tuple[int, int] = SAMPLE) -> list[T]:
@@ -221,51 +214,6 @@ def model_request(r: ModelLogEntry, t0: float, phrases: Sequence[str]) -> ModelR
             for m in sample(r["messages"], MESSAGES_KEPT)
         ],
     )
-
-
-def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invocation]:
-    """Each prompt hook's evaluation the scripted model answered, as an invocation of that hook:
-    no process; its payload the event's JSON in the hook's text, its output the verdict, ended
-    when the verdict was given (never, for one held until the run ended)."""
-    out = []
-    for r in log:
-        reply = r.get("reply") or {}
-        key = reply.get("hook")
-        if not key:
-            continue
-        entry = hooks.sidecar.get(key)
-        asked = next((m["text"] for m in reversed(r["messages"]) if m["role"] == "user" and HOOK_SENTINEL + key in m["text"]), "")
-        held = reply.get("hold_s", 0.0)
-        ended = None if "hold_s" in reply and held is None else r["t"] + (held or 0.0)
-        out.append(
-            Invocation(
-                event=entry["event"] if entry else key,
-                canonical_event=entry["canonical"] if entry else key,
-                payload=payload_of_text(asked, key),
-                stdin_raw=None,
-                stdin_eof=None,
-                argv=[],
-                cwd="",
-                cwd_relative="",
-                config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
-                env={},
-                pid=0,
-                started_at=iso(r["t"]) or "",
-                start_offset_s=round(r["t"] - t0, 3),
-                ended_at=iso(ended),
-                gone_offset_s=round(ended - t0, 3) if ended else None,
-                duration_s=round(ended - r["t"], 3) if ended else None,
-                exit_code=None,
-                killed_by_signal=None,
-                killed_by=None,
-                signals_received=[],
-                first_signal_offset_s=None,
-                output=reply.get("text"),
-                stderr=None,
-                handler_type="prompt",
-            )
-        )
-    return out
 
 
 def tail(path: Path) -> str:

@@ -25,6 +25,8 @@ from probes.errors import InputError
 from probes.pipeline import shells
 from probes.pipeline.rundirs import RunDirs  # the directories of one run
 from probes.runner.contract import (
+    ANSWERED,
+    HOOK_PATH,
     HOOK_SENTINEL,
     ExtensionConfig,
     ExtensionEntry,
@@ -73,6 +75,7 @@ class Hooks:
     env: Mapping[str, str] = field(default_factory=dict)  # what makes the CLI load the extension
     route: str | None = None  # said in the evidence
     argv: tuple[str, ...] = ()  # what makes the CLI load the config (a plugin's directory), after its argv
+    files: tuple[Path, ...] = ()  # the config files written
 
 
 def hook_command(python: str, hook_path: Path, key: str) -> str:
@@ -110,6 +113,7 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
                 hook.raw,
                 h.type,
                 f"{HOOK_SENTINEL}{hook.key} {h.prompt}" if h.prompt else None,  # names the hook in the request
+                (h.url or f"http://127.0.0.1:{{port}}{HOOK_PATH}{hook.key}") if h.type == "http" else None,
                 h.fields(),
             )
         )
@@ -134,7 +138,7 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
     target = ConfigTarget(workspace=run.workspace, home=run.home)
     written = writer(target, regs)
     agent.write_rules(target, recipe.setup.get("rules", "none"), recipe.config_location)  # merged: after the hooks
-    return Hooks(regs, sidecar, argv=written.argv)
+    return Hooks(regs, sidecar, argv=written.argv, files=tuple(written.files))
 
 
 # ---------------------------------------------------------------- model scripts
@@ -221,7 +225,7 @@ def runner_plan(
         "hook_answers": {
             h.key: cast("HookAnswer", (h.answer or Verdict()).model_dump(exclude_defaults=True))
             for h in recipe.hooks
-            if h.handler.type == "prompt"
+            if h.handler.type in ANSWERED
         },
         "records": str(run.records),
         "model_log": str(run.root / "model.jsonl"),

@@ -18,6 +18,8 @@ from typing import Any, NotRequired, TypedDict
 # A prompt hook's text starts with it and its key (PROBE-HOOK-0-stop): the scripted model
 # knows which hook asks from the request itself, and never guesses.
 HOOK_SENTINEL = "PROBE-HOOK-"
+HOOK_PATH = "/hook/"  # an http hook's delivery to the run's receiver: POST /hook/<key>
+ANSWERED = ("prompt", "http")  # the handler types the run answers itself (plan.hook_answers)
 
 
 class HookAnswer(TypedDict, total=False):
@@ -27,6 +29,8 @@ class HookAnswer(TypedDict, total=False):
     reason: str
     impossible: bool
     malformed: bool  # text that is not JSON
+    status: int  # http: the response's status (200 unless told)
+    body: Any  # http: the response body (an object: as JSON)
     seconds: float  # answered after this long
     hang: bool  # never answered: the request is held until the run ends
 
@@ -107,7 +111,8 @@ class Plan(TypedDict):
     subagent_sentinel: NotRequired[str]  # a conversation opened with it plays subagent_script
     prompt_scripts: NotRequired[dict[str, list[ScriptStep]]]  # interactive: marker -> script
     tool_names: NotRequired[dict[str, list[str]]]  # the agent's: kind -> its tool names, most likely first
-    hook_answers: NotRequired[dict[str, HookAnswer]]  # prompt hooks: key -> the verdict the model gives
+    hook_answers: NotRequired[dict[str, HookAnswer]]  # prompt and http hooks: key -> what the run answers
+    port_files: NotRequired[list[str]]  # config files holding "{port}" (an http hook's URL): filled in at start
     interactive: NotRequired[Interactive]
     records: str
     model_log: str
@@ -202,6 +207,14 @@ class Reply(TypedDict, total=False):
     missing_tool: str  # no tool of this kind was offered
     hook: str  # a prompt hook's evaluation: the key of the hook that asked ("unplaced": none)
     hold_s: float | None  # answered after this long; None: held until the run ends (a hook that hangs)
+    status: int  # an http hook's delivery: the status answered
+
+
+class Delivery(TypedDict):
+    """What an http hook's delivery adds to its log entry: the body the CLI posted, its headers."""
+
+    hook_payload: Any
+    headers: dict[str, str]
 
 
 class ModelLogEntry(TypedDict):
@@ -215,6 +228,8 @@ class ModelLogEntry(TypedDict):
     tools: list[str]
     messages: list[Message]
     reply: Reply | None
+    hook_payload: NotRequired[Any]  # an http hook's delivery (Delivery)
+    headers: NotRequired[dict[str, str]]
 
 
 # ---------------------------------------------------------------- hooks

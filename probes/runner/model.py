@@ -33,13 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
     from . import dialects, evaluations, texts
+    from .contract import HOOK_PATH
 else:  # run as a script (runner.py), with its files beside it
     import dialects
     import evaluations
     import texts
+    from contract import HOOK_PATH
 
 if TYPE_CHECKING:
-    from .contract import HookAnswer, ModelLogEntry, Reply, ScriptStep
+    from .contract import Delivery, HookAnswer, ModelLogEntry, Reply, ScriptStep
 
 Body = dict[str, Any]  # a request body as the CLI sent it
 Schema = dict[str, Any]  # a tool's input schema
@@ -302,6 +304,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self._read_body()
         path = self.path.split("?")[0]
+        if path.startswith(HOOK_PATH):  # an http hook's delivery: recorded, answered as scripted
+            return self._hook(path[len(HOOK_PATH) :], body)
         if gemini := dialects.gemini_route(path):  # read as a chat; answered in its own shape below
             return self._gemini(body, *gemini)
         model = body.get("model") or MODEL
@@ -318,10 +322,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             m.final_texts += 1
-        if "hold_s" in reply:  # a scripted slow (or, None, never) answer to a hook's evaluation
-            m.closing.wait(reply["hold_s"])
-            if m.closing.is_set():
-                return
+        if "hold_s" in reply and not self._held(reply):
+            return
         stream = bool(body.get("stream"))
         if path.endswith("/responses"):
             if stream:
@@ -335,6 +337,30 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_stream(dialects.anthropic_events(reply, model))
         return self._send_json(200, dialects.anthropic_message(reply, model))
 
+    def _held(self, reply: Reply) -> bool:
+        """Wait as a scripted slow (or, None, never) answer to a hook does; False when the run
+        ended meanwhile (nothing is sent)."""
+        self.model.closing.wait(reply.get("hold_s"))
+        return not self.model.closing.is_set()
+
+    def _hook(self, key: str, payload: Body) -> None:
+        answer = self.model.hook_answers.get(key)
+        status = answer.get("status", 200) if answer else 404  # a key the plan does not know
+        sent = (answer or {}).get("body")
+        text = sent if isinstance(sent, str) else json.dumps(sent if sent is not None else {})
+        reply: Reply = {"text": text, "aux": True, "hook": key, "status": status}
+        if answer and (answer.get("hang") or answer.get("seconds")):
+            reply["hold_s"] = None if answer.get("hang") else answer.get("seconds")
+        self._log({}, reply, {"hook_payload": payload, "headers": dict(self.headers.items())})
+        if "hold_s" in reply and not self._held(reply):
+            return
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _gemini(self, raw: Body, model: str, stream: bool) -> None:
         body = dialects.gemini_as_chat(raw, model, stream)
         callable_only = dialects.gemini_callable(body, raw)
@@ -346,18 +372,19 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_stream(dialects.gemini_chunks(reply, model))
         return self._send_json(200, dialects.gemini_response(reply, model))
 
-    def _log(self, body: Body, reply: Reply | None = None) -> None:
-        self.model.log(
-            {
-                "seq": 0,  # numbered in order by the log
-                "t": time.time(),
-                "method": self.command,
-                "path": self.path.split("?")[0],
-                "user_agent": self.headers.get("User-Agent", ""),
-                "model": body.get("model"),
-                "stream": bool(body.get("stream")),
-                "tools": sorted(tool_schemas(body)),
-                "messages": texts.conversation(body),
-                "reply": reply,
-            }
-        )
+    def _log(self, body: Body, reply: Reply | None = None, delivery: Delivery | None = None) -> None:
+        entry: ModelLogEntry = {
+            "seq": 0,  # numbered in order by the log
+            "t": time.time(),
+            "method": self.command,
+            "path": self.path.split("?")[0],
+            "user_agent": self.headers.get("User-Agent", ""),
+            "model": body.get("model"),
+            "stream": bool(body.get("stream")),
+            "tools": sorted(tool_schemas(body)),
+            "messages": texts.conversation(body),
+            "reply": reply,
+        }
+        if delivery is not None:
+            entry["hook_payload"], entry["headers"] = delivery["hook_payload"], delivery["headers"]
+        self.model.log(entry)

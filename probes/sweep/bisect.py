@@ -222,7 +222,11 @@ class Control:
         return None if self.outcome is None or self.recipe_outcome is None else self.outcome != self.recipe_outcome
 
 
-EARNED = {True: "differs from the recipe", False: "SAME AS THE RECIPE: the verdict is not earned", None: "could not run"}
+EARNED = {
+    True: "differs from the recipe",
+    False: "same as the recipe: the hook made no difference here, so this verdict says nothing about the hook",
+    None: "could not run",
+}
 
 
 def controls(runner: Runner, recipe: str, points: Sequence[Point]) -> list[Control]:

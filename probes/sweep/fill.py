@@ -160,7 +160,7 @@ def filled_text(f: Filled) -> str:
         lines.append(f"  skipped {p.version}: {p.reason}")
     for c in f.controls:
         if c.earned is False:
-            lines.append(f"  control {c.recipe} on {c.version} gives {c.outcome} too: that verdict is not earned")
+            lines.append(f"  control {c.recipe} on {c.version} gives {c.outcome} too: the hook made no difference there")
     return "\n".join(lines)
 
 

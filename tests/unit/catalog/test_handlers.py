@@ -26,8 +26,9 @@ def recipe(tmp_path, hooks: str, agents: str = "claude"):
     [
         ("hooks: [{event: pre_tool, handler: {type: prompt}}]", "claude", "needs its `prompt`"),
         ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}}]", "copilot", "copilot has no prompt hooks here"),
-        ("hooks: [{event: pre_tool, handler: {type: http}}]", "claude", "claude has no http hooks here"),
-        ("hooks: [{event: pre_tool, answer: {ok: false}}]", "claude", "`answer` is for a handler the model answers"),
+        ("hooks: [{event: pre_tool, handler: {type: agent}}]", "claude", "claude has no agent hooks here"),
+        ("hooks: [{event: pre_tool, handler: {headers: {A: b}}}]", "claude", "headers: for http hooks"),
+        ("hooks: [{event: pre_tool, answer: {ok: false}}]", "claude", "`answer` is for a hook the run answers"),
         ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}, behavior: {hang: true}}]", "claude", "for command hooks"),
         ("hooks: [{event: pre_tool, handler: {if: 'Bash(git:*)'}}]", "copilot", "handler fields if are not in copilot's config"),
         ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p, colour: red}}]", "claude", "colour"),
@@ -50,29 +51,19 @@ def test_handler_and_answer_may_differ_per_agent(tmp_path):
     assert copilot.handler.type == "command" and copilot.answer is None
 
 
-def test_claude_writes_a_prompt_hook_and_the_handler_fields(tmp_path):
+def test_claude_writes_prompt_and_http_hooks_and_the_handler_fields(tmp_path):
+    prompt = "PROBE-HOOK-0-pre_tool Safe? $ARGUMENTS"
+    url = "http://127.0.0.1:{port}/hook/2-post_tool"
     regs = [
-        Registration(
-            "0-pre_tool", "PreToolUse", "", 10, None, None, "prompt", "PROBE-HOOK-0-pre_tool Safe? $ARGUMENTS", {"model": "m"}
-        ),
-        Registration(
-            "1-pre_tool",
-            "PreToolUse",
-            "python hook.py 1-pre_tool",
-            None,
-            "Bash",
-            None,
-            "command",
-            None,
-            {"if": "Bash(git commit:*)"},
-        ),
+        Registration("0-pre_tool", "PreToolUse", "", 10, None, handler_type="prompt", prompt=prompt, fields={"model": "m"}),
+        Registration("1-pre_tool", "PreToolUse", "python hook.py", None, "Bash", fields={"if": "Bash(git commit:*)"}),
+        Registration("2-post_tool", "PostToolUse", "", None, None, handler_type="http", url=url, fields={"headers": {"X": "1"}}),
     ]
     written = AGENTS["claude"].config_locations["project"](ConfigTarget(tmp_path / "ws", tmp_path / "home"), regs)
-    hooks = json.loads(written.files[0].read_text())["hooks"]["PreToolUse"]
-    assert hooks[0]["hooks"] == [
-        {"type": "prompt", "prompt": "PROBE-HOOK-0-pre_tool Safe? $ARGUMENTS", "model": "m", "timeout": 10}
-    ]
-    assert hooks[1]["hooks"] == [{"type": "command", "command": "python hook.py 1-pre_tool", "if": "Bash(git commit:*)"}]
+    hooks = json.loads(written.files[0].read_text())["hooks"]
+    assert hooks["PreToolUse"][0]["hooks"] == [{"type": "prompt", "prompt": prompt, "model": "m", "timeout": 10}]
+    assert hooks["PreToolUse"][1]["hooks"] == [{"type": "command", "command": "python hook.py", "if": "Bash(git commit:*)"}]
+    assert hooks["PostToolUse"][0]["hooks"] == [{"type": "http", "url": url, "headers": {"X": "1"}}]
 
 
 def test_list_json_gives_each_recipes_hook_types():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from probes.pipeline.collect import evaluations
+from probes.pipeline.answered import evaluations
 from probes.pipeline.plan import Hooks
 
 

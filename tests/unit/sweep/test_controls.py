@@ -28,7 +28,7 @@ class Fake:
         self.calls: list[tuple[str, str]] = []  # (version, recipe) in the order run
         self.released: list[str] = []
 
-    def probe_repeated(self, spec_text: str, recipe: str, results: Path, repeat: int = 1) -> tuple[list[Any], Path]:
+    def probe_repeated(self, spec_text: str, recipe: str, results: Path, repeat: int = 1) -> tuple[list[Any], Path, bool]:
         version = spec_text.split("@")[1]
         self.calls.append((version, recipe))
         if version == "1.0.6":
@@ -36,7 +36,7 @@ class Fake:
         late = bisect.spec.semver_key(version) >= bisect.spec.semver_key("1.0.5")
         outcome = "denied" if late == (recipe == RECIPE) and version != "1.0.0" else "allowed"
         record = SimpleNamespace(outcome=outcome, executed_version=version, observations={})
-        return [record] * repeat, results / "copilot" / version / f"{recipe}.json"
+        return [record] * repeat, results / "copilot" / version / f"{recipe}.json", True
 
     def release(self, agent: object, version: str) -> None:
         self.released.append(version)
@@ -70,7 +70,7 @@ def test_every_version_probed_gets_its_control_with_one_install(tmp_path, fake):
     report = bisect.Report("copilot", RECIPE, None, VERSIONS[0], VERSIONS[-1], found, checks)
     assert by["1.0.4"].reused and by["1.0.4"].earned is True
     assert by["1.0.0"].earned is False and all(c.earned for v, c in by.items() if v != "1.0.0")
-    assert "control exit2-pretool-control on 1.0.0: allowed (SAME AS THE RECIPE" in bisect.text(report)
+    assert "control exit2-pretool-control on 1.0.0: allowed (same as the recipe: the hook made no difference" in bisect.text(report)
     assert set(bisect.as_json(report)["controls"][0]) == {"recipe", "version", "outcome", "earned", "reason"}
 
 

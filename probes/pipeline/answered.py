@@ -1,0 +1,58 @@
+"""The hooks the run answers itself, not processes: a prompt hook's evaluation (a question
+the CLI sends its model) and an http hook's delivery (a POST to the run's receiver), both
+served by the scripted model and logged with it; here each becomes an invocation of its hook."""
+
+from __future__ import annotations
+
+from probes.evidence.model import Invocation, iso
+from probes.pipeline.plan import Hooks
+from probes.runner.contract import HOOK_SENTINEL, ModelLogEntry
+from probes.runner.evaluations import payload as payload_of_text
+
+
+def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invocation]:
+    """Each prompt hook's evaluation and http hook's delivery the run answered, as an
+    invocation of that hook: no process; its payload the event's JSON (in the hook's text, or
+    the body posted), its output the verdict or the body answered, ended when that was given
+    (never, for one held until the run ended)."""
+    out = []
+    for r in log:
+        reply = r.get("reply") or {}
+        key = reply.get("hook")
+        if not key:
+            continue
+        entry = hooks.sidecar.get(key)
+        http = "status" in reply  # an http hook's delivery; else a prompt hook's evaluation
+        asked = next((m["text"] for m in reversed(r["messages"]) if m["role"] == "user" and HOOK_SENTINEL + key in m["text"]), "")
+        held = reply.get("hold_s", 0.0)
+        ended = None if "hold_s" in reply and held is None else r["t"] + (held or 0.0)
+        out.append(
+            Invocation(
+                event=entry["event"] if entry else key,
+                canonical_event=entry["canonical"] if entry else key,
+                payload=r.get("hook_payload") if http else payload_of_text(asked, key),
+                stdin_raw=None,
+                stdin_eof=None,
+                argv=[],
+                cwd="",
+                cwd_relative="",
+                config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
+                env={},
+                pid=0,
+                started_at=iso(r["t"]) or "",
+                start_offset_s=round(r["t"] - t0, 3),
+                ended_at=iso(ended),
+                gone_offset_s=round(ended - t0, 3) if ended else None,
+                duration_s=round(ended - r["t"], 3) if ended else None,
+                exit_code=None,
+                killed_by_signal=None,
+                killed_by=None,
+                signals_received=[],
+                first_signal_offset_s=None,
+                output=reply.get("text"),
+                stderr=None,
+                handler_type="http" if http else "prompt",
+                http={"status": reply.get("status"), "headers": r.get("headers") or {}} if http else None,
+            )
+        )
+    return out

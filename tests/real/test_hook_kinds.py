@@ -1,0 +1,44 @@
+"""Hooks that are not processes, on the real Claude Code: a prompt hook's evaluation reaches
+the scripted model, which answers the scripted verdict; an http hook's delivery reaches the
+run's receiver, which answers the scripted body. Each is recorded as an invocation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import CLAUDE, probe_cmd
+
+
+def run(tmp_path, recipe: str) -> dict:
+    proc = probe_cmd("run", CLAUDE, recipe, "--json", results=tmp_path / "results")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize(
+    ("recipe", "control", "labels"),
+    [
+        ("prompt-pretool-deny", "prompt-pretool-allow", ("denied", "allowed")),
+        ("prompt-stop-not-ok", "prompt-stop-ok", ("bounded", "single-stop")),
+        ("http-pretool-deny", "http-pretool-allow", ("denied", "allowed")),
+    ],
+)
+def test_the_run_answers_a_hook_that_is_not_a_process(real_tools, tmp_path, recipe, control, labels):
+    ev, ctl = run(tmp_path, recipe), run(tmp_path, control)
+    assert (ev["outcome"], ctl["outcome"]) == labels
+    kind = recipe.split("-")[0]
+    (inv, *_) = ev["invocations"]
+    assert inv["handler_type"] == kind and inv["pid"] == 0
+    assert isinstance(inv["payload"], dict) and inv["payload"]["hook_event_name"] in ("PreToolUse", "Stop")
+    assert ev["hooks"][0]["handler"]["type"] == kind
+
+
+def test_an_http_post_tool_hook_is_delivered_with_its_headers(real_tools, tmp_path):
+    ev = run(tmp_path, "http-posttool-fired")
+    assert ev["outcome"] == "fired"
+    post = [i for i in ev["invocations"] if i["event"] == "PostToolUse"]
+    assert post and post[0]["http"]["status"] == 200
+    headers = {k.lower(): v for k, v in post[0]["http"]["headers"].items()}
+    assert headers["x-probe"] == "PROBE-HEADER" and headers["content-type"].startswith("application/json")
