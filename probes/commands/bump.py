@@ -14,6 +14,7 @@ from probes.commands.options import add_dry_run, add_jobs, add_json, add_recipe_
 from probes.errors import Exit, UsageError
 from probes.sweep import bump
 from probes.versions.named import agent_named
+from probes.versions.spec import bare_versions
 
 
 def add_arguments(b: argparse.ArgumentParser) -> None:
@@ -28,8 +29,8 @@ def add_arguments(b: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the output of `bump --dry-run --json`: probe and report exactly its versions (with --agent, only those agents')",
     )
-    b.add_argument("--from", dest="start", metavar="VERSION", help="probe versions newer than this one")
-    b.add_argument("--versions", help="exactly these (LIST or RANGE) instead of every newer release")
+    b.add_argument("--from", dest="start", type=bare_versions, metavar="VERSION", help="probe versions newer than this one")
+    b.add_argument("--versions", type=bare_versions, help="exactly these (LIST or RANGE) instead of every newer release")
     add_recipe_choice(b)
     b.add_argument("--prereleases", action="store_true", help="include pre-releases")
     add_results(b)

@@ -8,6 +8,7 @@ import argparse
 from probes.agents import AGENTS
 from probes.check.command import cmd_check
 from probes.commands.options import add_json, add_results
+from probes.versions.spec import bare_versions
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
@@ -20,7 +21,11 @@ def add_arguments(c: argparse.ArgumentParser) -> None:
     )
     c.add_argument("spec", metavar="AGENT@VERSION", help=f"AGENT is {agents}; VERSION an exact published version or latest")
     c.add_argument("--hooks", required=True, metavar="DIR", help="a folder laid out like the repository (.github/hooks, .claude)")
-    c.add_argument("--versions", help="instead of the spec's version: LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N")
+    c.add_argument(
+        "--versions",
+        type=bare_versions,
+        help="instead of the spec's version: LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N",
+    )
     c.add_argument("--scenario", help="a built-in scenario (docs/check.md) or a YAML file (default: shell)")
     c.add_argument(
         "--command",

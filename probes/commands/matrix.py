@@ -14,11 +14,14 @@ from probes.errors import Exit
 from probes.evidence.model import check_writable
 from probes.sweep import matrix
 from probes.versions.named import agent_named
+from probes.versions.spec import bare_versions
 
 
 def add_arguments(m: argparse.ArgumentParser) -> None:
     m.add_argument("--agent", required=True)
-    m.add_argument("--versions", required=True, help="LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N")
+    m.add_argument(
+        "--versions", required=True, type=bare_versions, help="LIST (1.0.80,1.0.81), RANGE (1.0.80..1.0.92) or latest:N"
+    )
     add_recipe_choice(m)
     add_jobs(m)
     add_repeat(m, "runs per cell; the table shows the spread")

@@ -14,8 +14,12 @@ from probes.errors import HarnessError, InputError
 
 # Matched whole (fullmatch: `$` would let a trailing newline through) and ASCII-only (`\d`
 # would take full-width and other Unicode digits); bounded, as a version becomes a path.
+# A bare AGENT is AGENT@latest; a `v` may lead an exact version (as release pages write it),
+# never `latest`, and is not part of the version (paths and requested_version never hold it).
 SPEC_RE = re.compile(
-    r"(?P<agent>[a-z][a-z0-9-]{0,31})@(?P<version>latest|\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.]{1,64})?)", re.ASCII
+    r"(?P<agent>[a-z][a-z0-9-]{0,31})"
+    r"(?:@(?:v(?=\d))?(?P<version>latest|\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.]{1,64})?))?",
+    re.ASCII,
 )
 REGISTRY_TIMEOUT_S = 60
 
@@ -33,11 +37,24 @@ def parse_spec(text: str, agents: Collection[str]) -> Spec:
     m = SPEC_RE.fullmatch(text)
     if not m:
         shown = repr(text) if len(text) <= 100 else repr(text[:100]) + "..."
-        examples = " or ".join(f"{a}@latest" for a in sorted(agents))
-        raise InputError(f"malformed spec {shown}: expected AGENT@VERSION (an exact version, or latest), e.g. {examples}")
+        raise InputError(
+            f"malformed spec {shown}: expected AGENT, AGENT@VERSION or AGENT@vVERSION "
+            "(an exact version, or latest), e.g. copilot@1.0.92 or copilot"
+        )
     if m["agent"] not in agents:
         raise InputError(f"unknown agent {m['agent']!r}: choose one of {', '.join(sorted(agents))}")
-    return Spec(m["agent"], m["version"])
+    return Spec(m["agent"], m["version"] or "latest")
+
+
+def bare(version: str) -> str:
+    """`v1.0.92` -> `1.0.92`; anything else as it is (checked where it is parsed)."""
+    return version[1:] if version[:1] == "v" and version[1:2].isdigit() else version
+
+
+def bare_versions(selector: str) -> str:
+    """A --versions LIST or RANGE, or a --from/--to version, with a leading `v` dropped from
+    each version in it (`v1.0.80..v1.0.92` -> `1.0.80..1.0.92`): argparse's `type`."""
+    return ",".join("..".join(bare(p.strip()) for p in item.split("..")) for item in selector.split(","))
 
 
 def tool(name: str) -> str:

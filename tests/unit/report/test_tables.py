@@ -82,6 +82,35 @@ def test_cite_gives_fact_version_digest_and_claim(results):
     assert 'Agrees with copilot changelog 1.0.70: "preToolUse hooks that exit with code 2 deny tool calls"' in out
 
 
+def test_cite_and_diff_take_latest_as_the_newest_probed(results, tmp_path):
+    newest = max((c.version for c in load(results, "copilot", "hang-pretool")), key=spec.semver_key)
+    latest = probe("cite", "copilot@latest", "hang-pretool", "--results", str(results))
+    exact = probe("cite", f"copilot@{newest}", "hang-pretool", "--results", str(results))
+    assert latest.returncode == 0 and latest.stdout == exact.stdout and exact.stderr == ""
+    assert latest.stderr == (
+        f"probe: copilot@latest is copilot {newest}, the newest probed in {results} "
+        "(the registry's may be newer: probe versions copilot)\n"
+    )
+    assert probe("cite", "copilot", "hang-pretool", "--results", str(results)).stdout == exact.stdout  # bare: latest
+    newest_any = max((c.version for c in load(results, "copilot")), key=spec.semver_key)
+    d = probe("diff", "copilot@1.0.80", "copilot@latest", "--results", str(results))
+    assert (
+        d.returncode == 0
+        and d.stdout == probe("diff", "copilot@1.0.80", f"copilot@v{newest_any}", "--results", str(results)).stdout
+    )
+    assert f"copilot@latest is copilot {newest_any}" in d.stderr and d.stderr.count("\n") == 1
+    (tmp_path / "empty").mkdir()
+    for args in (["cite", "copilot@latest", "hang-pretool"], ["diff", "copilot@1.0.80", "copilot@latest"]):
+        proc = probe(*args, "--results", str(tmp_path / "empty"))
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no evidence for copilot" in proc.stderr, proc.stderr
+
+
+def test_a_malformed_v_spec_is_one_line(results):
+    for text in ("copilot@vlatest", "copilot@V1.0.92", "copilot@vv1.0.92"):
+        proc = probe("cite", text, "hang-pretool", "--results", str(results))
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "malformed spec" in proc.stderr
+
+
 def test_a_flaky_cell_shows_the_spread(results):
     path = results / "copilot" / "1.0.92" / "parallel-pretool.json"
     rec = json.loads(path.read_text())
@@ -98,6 +127,7 @@ def test_matrix_versions(monkeypatch):
     assert matrix.select_versions(copilot, "1.0.80..1.0.92") == ["1.0.80", "1.0.81", "1.0.92"]
     assert matrix.select_versions(copilot, "latest:2") == ["1.0.92", "1.0.102"]
     assert matrix.select_versions(copilot, "1.0.80,1.0.81") == ["1.0.80", "1.0.81"]
+    assert matrix.select_versions(copilot, spec.bare_versions("v1.0.80..v1.0.92")) == ["1.0.80", "1.0.81", "1.0.92"]
     with pytest.raises(InputError, match="1.0.93 is not published"):
         matrix.select_versions(copilot, "1.0.80,1.0.93")
     cells = matrix.plan("copilot", "1.0.80,1.0.92", "all")

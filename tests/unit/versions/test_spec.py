@@ -14,6 +14,9 @@ VERSIONS = ["1.0.57", "1.0.58", "1.0.80", "1.0.81-0", "1.0.81", "1.0.89-0", "1.0
         ("claude@2.1.328", "claude", "2.1.328"),
         ("claude@latest", "claude", "latest"),
         ("copilot@1.0.81-0", "copilot", "1.0.81-0"),
+        ("copilot@v1.0.92", "copilot", "1.0.92"),  # the `v` is not the version's: paths never hold it
+        ("copilot@v1.0.81-0", "copilot", "1.0.81-0"),
+        ("copilot", "copilot", "latest"),
     ],
 )
 def test_parse(text, agent, version):
@@ -23,8 +26,12 @@ def test_parse(text, agent, version):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("copilot", "malformed spec"),
         ("copilot@", "malformed spec"),
+        ("copilot@vlatest", "malformed spec"),
+        ("copilot@V1.0.92", "malformed spec"),
+        ("copilot@vv1.0.92", "malformed spec"),
+        ("copilot@v", "malformed spec"),
+        ("copilot@1.0.92v", "malformed spec"),
         ("copilot@1.0", "malformed spec"),
         ("copilot@1.0.92; rm -rf /", "malformed spec"),
         ("copilot@$(id)", "malformed spec"),
@@ -35,6 +42,29 @@ def test_parse(text, agent, version):
 def test_bad_specs_are_input_errors(text, message):
     with pytest.raises(InputError, match=message):
         spec.parse_spec(text, AGENTS)
+
+
+def test_a_malformed_spec_says_the_forms_in_one_line():
+    with pytest.raises(InputError) as e:
+        spec.parse_spec("copilot@vlatest", AGENTS)
+    assert "\n" not in str(e.value) and "AGENT@vVERSION" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "given, wanted",
+    [
+        ("v1.0.80", "1.0.80"),
+        ("1.0.80", "1.0.80"),
+        ("v1.0.80..v1.0.92", "1.0.80..1.0.92"),
+        ("v1.0.80,1.0.81, v1.0.82", "1.0.80,1.0.81,1.0.82"),
+        ("v1.0.80..latest", "1.0.80..latest"),
+        ("latest:3", "latest:3"),
+        ("vv1.0.80", "vv1.0.80"),  # refused where it is parsed, not quietly mended
+        ("vlatest", "vlatest"),
+    ],
+)
+def test_bare_versions_drops_one_leading_v_per_version(given, wanted):
+    assert spec.bare_versions(given) == wanted
 
 
 @pytest.mark.parametrize(
