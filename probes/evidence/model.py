@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from probes.errors import HarnessError, InputError
-from probes.evidence.store import Blobs, resolve, save
+from probes.evidence.store import Blobs, measured_only, resolve, save
 from probes.evidence.store import check_writable as check_writable  # where results are written: store.py
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
 from probes.pipeline.normalise import hook_python, known_values, normalise
@@ -262,6 +262,21 @@ def evidence_path(results: Path, ev: Evidence) -> Path:
 def save_evidence(path: Path, ev: Evidence) -> None:
     """Write a record where it belongs, compact: its blobs first, then the record (store.py)."""
     save(path, ev.model_dump(mode="json"), write_atomic)
+
+
+def save_unless_unchanged(path: Path, ev: Evidence, update: bool = False) -> bool:
+    """Write `ev` at `path` unless the record stored there differs only in measured numbers,
+    the run's identity and fields it predates (store.measured_only): then it and its blobs are
+    left as they are, so a re-run does not churn committed evidence. `update`: write anyway.
+    Decided before anything is written (save writes blobs first). True when written."""
+    if not update and path.is_file():
+        try:
+            if measured_only(load_evidence(path, follow=False), ev.model_dump(mode="json")):
+                return False
+        except InputError:
+            pass  # unreadable: written anew
+    save_evidence(path, ev)
+    return True
 
 
 def upgrade(record: dict[str, Any]) -> dict[str, Any]:

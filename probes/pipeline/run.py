@@ -62,19 +62,21 @@ def probe_repeated(
     backend_name: str = "local",
     repeat: int = 1,
     setup: Mapping[str, str] | None = None,
-) -> tuple[list[Evidence], Path]:
-    """`repeat` probes of one cell; the last is written, with the spread of labels seen."""
+    update: bool = False,
+) -> tuple[list[Evidence], Path, bool]:
+    """`repeat` probes of one cell; the last is written, with the spread of labels seen, unless
+    the stored record differs only in measured numbers (kept; `update`: written anyway).
+    (records, path, whether it was written)."""
     records = [probe(spec_text, recipe_name, results, backend_name, write=False, setup=setup)[0] for _ in range(repeat)]
     # A record module (steps.RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
-    from probes.evidence.model import evidence_path, save_evidence
+    from probes.evidence.model import evidence_path, save_unless_unchanged
 
     if repeat > 1:
         records[-1] = records[-1].model_copy(
             update={"repeats": {"runs": repeat, "outcomes": dict(sorted(Counter(r.outcome for r in records).items()))}}
         )
     path = evidence_path(results, records[-1])
-    save_evidence(path, records[-1])
-    return records, path
+    return records, path, save_unless_unchanged(path, records[-1], update)
 
 
 def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs, setup: Mapping[str, str] | None = None) -> Prepared:

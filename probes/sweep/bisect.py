@@ -54,7 +54,7 @@ def probe_checked(
 
 def _probe(agent: str, version: str, recipe: str, results: str, repeat: int, observation: str | None) -> Point:
     try:
-        records, path = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)
+        records, path, _ = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)  # kept: unchanged
     except ProbeError as e:
         return Point(version, reason=str(e))
     except Exception as e:  # one broken version must not stop the search

@@ -188,7 +188,7 @@ def _run_cell(cell: Cell, results: str, repeat: int) -> Cell:
     start, cpu = time.monotonic(), _cpu_s()
     try:
         setup = parse_pairs([cell.setup])
-        records, path = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat, setup=setup)
+        records, path, _ = probe_repeated(cell.spec, cell.recipe, Path(results), repeat=repeat, setup=setup)  # kept: unchanged
         cell.status, cell.outcome, cell.evidence = "done", records[-1].outcome, str(path)
     except ProbeError as e:
         cell.status, cell.reason = "failed", str(e)
