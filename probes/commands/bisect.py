@@ -13,7 +13,7 @@ from probes.evidence.model import check_writable
 from probes.sweep.bisect import as_json, bisect, text
 from probes.sweep.checks import check_recipe
 from probes.versions.named import agent_named
-from probes.versions.spec import SPEC_RE
+from probes.versions.spec import SPEC_RE, bare_versions
 
 
 def add_arguments(bi: argparse.ArgumentParser) -> None:
@@ -23,8 +23,10 @@ def add_arguments(bi: argparse.ArgumentParser) -> None:
         "or the ends agree, 1 when a needed cell could not run or a version was flaky, 2 for bad input."
     )
     add_search(bi, "bisect")
-    bi.add_argument("--from", dest="start", required=True, metavar="V1", help="an exact published version")
-    bi.add_argument("--to", dest="end", required=True, metavar="V2", help="a later published version, or latest")
+    bi.add_argument("--from", dest="start", required=True, type=bare_versions, metavar="V1", help="an exact published version")
+    bi.add_argument(
+        "--to", dest="end", required=True, type=bare_versions, metavar="V2", help="a later published version, or latest"
+    )
 
 
 def handle(args: argparse.Namespace) -> int:

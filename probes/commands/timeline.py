@@ -14,6 +14,7 @@ from probes.report import timeline
 from probes.sweep.checks import check_recipe
 from probes.sweep.fill import fill, filled_json, filled_text, restricted
 from probes.versions.named import agent_named
+from probes.versions.spec import bare_versions
 
 
 def add_arguments(tl: argparse.ArgumentParser) -> None:
@@ -22,7 +23,9 @@ def add_arguments(tl: argparse.ArgumentParser) -> None:
         "(probe every K-th release of --versions, then bisect between samples that differ)."
     )
     add_search(tl, "search")
-    tl.add_argument("--versions", metavar="RANGE", help="only these: LIST, RANGE (1.0.57..1.0.92) or latest:N")
+    tl.add_argument(
+        "--versions", type=bare_versions, metavar="RANGE", help="only these: LIST, RANGE (1.0.57..1.0.92) or latest:N"
+    )
     tl.add_argument("--every", type=count("--every", 1, 10000), metavar="K", help="with --versions: sample every K-th release")
     tl.add_argument("--fill", action="store_true", help="bisect every open boundary")
 
