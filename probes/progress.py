@@ -45,8 +45,9 @@ def megabytes(n: int) -> str:
 
 
 def dir_bytes(root: Path) -> int:
-    """The bytes of the files under `root` (a directory being written: what vanishes is skipped)."""
-    total, todo = 0, [str(root)]
+    """The bytes of the files under `root`, a file linked twice counted once, as du counts
+    them (a directory being written: what vanishes is skipped)."""
+    total, todo, linked = 0, [str(root)], set()
     while todo:
         try:
             with os.scandir(todo.pop()) as entries:
@@ -55,7 +56,12 @@ def dir_bytes(root: Path) -> int:
                         if e.is_dir(follow_symlinks=False):
                             todo.append(e.path)
                         elif e.is_file(follow_symlinks=False):
-                            total += e.stat(follow_symlinks=False).st_size
+                            st = e.stat(follow_symlinks=False)
+                            if st.st_nlink > 1:
+                                if (st.st_dev, st.st_ino) in linked:
+                                    continue
+                                linked.add((st.st_dev, st.st_ino))
+                            total += st.st_size
                     except OSError:
                         continue
         except OSError:
@@ -67,9 +73,10 @@ def _so_far(sizer: Callable[[], int] | None) -> str:
     if sizer is None:
         return ""
     try:
-        return megabytes(sizer())
+        size = sizer()
     except OSError:
         return ""
+    return megabytes(size) if size else ""  # nothing yet (npm is downloading): the seconds alone
 
 
 @contextlib.contextmanager

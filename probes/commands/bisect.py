@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from probes import progress
 from probes.commands.options import add_search, stem_of
 from probes.errors import InputError
 from probes.evidence.model import check_writable
@@ -37,6 +38,7 @@ def handle(args: argparse.Namespace) -> int:
         if not SPEC_RE.fullmatch(f"{agent.name}@{v}"):
             raise InputError(f"{option} {v[:40]!r}: expected an exact version (e.g. 1.0.80) or latest")
     check_writable(Path(args.results))
+    progress.enable(args.progress)
     r = bisect(
         agent,
         args.recipe,

@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from probes import progress
 from probes.commands.options import add_search, count, stem_of
 from probes.errors import Exit, InputError
 from probes.evidence.model import check_writable
@@ -40,6 +41,7 @@ def handle(args: argparse.Namespace) -> int:
     filled = None
     if args.fill or args.every:
         check_writable(results)
+        progress.enable(args.progress)
         filled = fill(
             agent,
             args.recipe,

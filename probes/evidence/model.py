@@ -170,6 +170,8 @@ class HarnessTimes(Record):
     teardown_s: float  # the CLI's exit until the backend returns: sweep, model server, runner
     record_s: float  # collect, classify, build the record
     total_s: float  # all of it: what the harness adds is total_s - cli_s
+    # of prepare_s: installing the CLI version (0.0: it was cached; absent in older records)
+    install_s: float | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class Collected(Record):

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from probes import IMPORTED_AT, startup_began
 from probes.agents import AGENTS, Agent
 from probes.backends import BACKENDS, Backend
 from probes.catalog.setup import parse_pairs, split_stem
@@ -116,7 +117,7 @@ def probe(
     recipe_name, key = split_stem(recipe_name)
     setup = {**parse_pairs([key]), **(setup or {})}
     entered = time.time()
-    began = _previous_end[-1] if _previous_end else process_start()
+    began = _previous_end[-1] if _previous_end else startup_began(IMPORTED_AT, process_start())
     backend = BACKENDS[backend_name]
     check_writable(results)
     with steps.session(backend, lambda run: prepare(spec_text, recipe_name, backend, run, setup)) as done:
@@ -140,7 +141,8 @@ def probe(
         "record_s": built - returned,
         "total_s": built - began,
     }
-    ev = ev.model_copy(update={"harness": HarnessTimes(**{k: round(v, 3) for k, v in phases.items()})})
+    times = HarnessTimes(**{k: round(v, 3) for k, v in phases.items()}, install_s=done.ready.install_s)
+    ev = ev.model_copy(update={"harness": times})
     _previous_end[:] = [time.time()]
     path = evidence_path(results, ev)
     if write:

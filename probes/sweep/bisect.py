@@ -8,6 +8,7 @@ of a boundary: a verdict the control shares is not earned, and the report says s
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import sys
 import time
@@ -18,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from probes import stopping
+from probes import progress, stopping
 from probes.agents import AGENTS, Agent
 from probes.catalog.recipes import get
 from probes.catalog.setup import split_stem, stem
@@ -91,6 +92,8 @@ class Runner:
         self.installer: ProcessPoolExecutor | None = None
         self.pool: ProcessPoolExecutor | None = None
         self.pipes = contextlib.ExitStack()  # SIGPIPE ignored while the pools run
+        self.rounds, self.expected = 0, 0  # rounds said so far; how many a search of the candidates takes (0: not known)
+        self.seen: dict[str, Point] = {}  # the versions probed with the recipe: the intervals the rounds name
 
     def probe(self, versions: list[str], recipe: str | None = None, observation: str | None = None) -> list[Point]:
         """The versions probed with `recipe` (the runner's own when None: then its control too,
@@ -98,18 +101,35 @@ class Runner:
         name, obs = recipe or self.recipe, observation if recipe else self.observation
         control = None if recipe else control_of(self.recipe, self.agent.name)
         args = [(self.agent.name, v, name, str(self.results), self.repeat, obs, control) for v in versions]
+        what = name + (f" and its control {control}" if control else "")
+        on = self.round_line(versions, what) if recipe is None else f"probing {what} on {self.agent.name} {', '.join(versions)}"
+        progress.say(on + (f", {self.jobs} at a time" if self.jobs > 1 and len(versions) > 1 else ""))
         if self.jobs == 1 or len(versions) == 1:
-            points = []
-            for a in args:
-                self.say(f"probing {self.agent.name}@{a[1]} {name}" + (f" and its control {control}" if control else ""))
-                points.append(self.said(*probe_checked(*a), name))
-            return points
-        self.say(f"probing {', '.join(versions)} of {self.agent.name} {name}, {self.jobs} at a time")
+            return [self.said(*probe_checked(*a), name) for a in args]
         if self.pool is None:
             self.pool = self.new_pool(self.jobs)
         with stopping.held():  # workers are spawned in submit: they start with the signals held
             futures = [self.pool.submit(stopping.in_cell, partial(probe_checked, *a)) for a in args]
         return [self.said(*_result(f), name) for f in futures]
+
+    def round_line(self, versions: list[str], what: str) -> str:
+        """`bisect round 2 of ~4: R and its control C on copilot 1.0.58 (between 1.0.49 and
+        1.0.63)`; in a search of another's (timeline --fill), `round 7: ...` (it knows no total,
+        and the evidence's versions bound its intervals)."""
+        self.rounds, on = self.rounds + 1, f"{what} on {self.agent.name} {', '.join(versions)}"
+        if not self.expected:
+            return f"round {self.rounds}: {on}"
+        key = spec.semver_key
+        below = [v for v, p in self.seen.items() if not p.skipped and key(v) < key(min(versions, key=key))]
+        above = [v for v, p in self.seen.items() if not p.skipped and key(v) > key(max(versions, key=key))]
+        between = f" (between {max(below, key=key)} and {min(above, key=key)})" if below and above else " (the ends)"
+        return f"bisect round {self.rounds} of ~{max(self.expected, self.rounds)}: {on}{between}"
+
+    def expect(self, candidates: int) -> None:
+        """A search of `candidates` versions is next: its rounds are counted from 1, out of
+        about 1 (the ends) + log_(jobs+1) of the candidates between them."""
+        self.rounds = 0
+        self.expected = 1 + math.ceil(math.log(max(candidates - 1, 1)) / math.log(self.jobs + 1))
 
     def new_pool(self, workers: int) -> ProcessPoolExecutor:
         # Spawned, not forked: a fork while another thread runs npm would hand the worker
@@ -123,6 +143,8 @@ class Runner:
         print(f"probe: {line}", file=sys.stderr, flush=True)
 
     def said(self, p: Point, check: Control | None, recipe: str) -> Point:
+        if recipe == self.recipe:
+            self.seen[p.version] = p
         self.say(f"{self.agent.name}@{p.version} {recipe}: {brief(p.value) if not p.skipped else f'skipped ({p.reason})'}")
         if check is not None:
             self.checked[p.version] = check
@@ -295,6 +317,7 @@ def bisect(
     t0 = time.monotonic()
     chosen = candidates(agent, start, end, results, prereleases)
     with Runner(agent, recipe, results, jobs, repeat, observation) as runner:
+        runner.expect(len(chosen))
         found = search(chosen, runner.probe, jobs, runner.prefetch)
         checks = controls(runner, recipe, probed_points(found))
     return Report(agent.name, recipe, observation, chosen[0], chosen[-1], found, checks, round(time.monotonic() - t0, 1))

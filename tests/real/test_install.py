@@ -4,6 +4,7 @@ pruned and shares files with another version, and still runs a real probe."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -21,10 +22,13 @@ def test_real_install_is_pruned_shared_and_still_probes(real_tools, tmp_path, mo
     monkeypatch.setenv("PROBE_CACHE", str(tmp_path / "cache"))  # probe_cmd's processes inherit it
     monkeypatch.delenv("PROBE_CACHE_MAX", raising=False)
     for spec in (FIRST, SECOND):
-        proc = probe_cmd("run", spec, "payload-pretool", "--json", results=tmp_path / "results")
+        proc = probe_cmd("run", spec, "payload-pretool", "--json", "--progress", results=tmp_path / "results")
         assert proc.returncode == 0, proc.stderr
+        # uncached: --progress says the install, its time and size, on stderr (stdout is the record)
+        assert re.search(rf"probe: installing copilot {spec.split('@')[1]} from npm: done in \d+\.\ds \(\d+ MB\)", proc.stderr)
         ev = json.loads(proc.stdout)
         assert ev["outcome"] == "recorded" and ev["observations"]["tool_ran"] is True
+        assert 0 < ev["harness"]["install_s"] <= ev["harness"]["prepare_s"]
     root = tmp_path / "cache" / "cli" / "copilot"
     first, second = (root / s.split("@")[1] for s in (FIRST, SECOND))
     here = slim.this_platform()
