@@ -108,6 +108,19 @@ def test_run_ends_cleanly_on_sigterm_mid_session(real_tools, tmp_path):
 
 
 @pytest.mark.real
+def test_run_with_progress_ends_cleanly_on_sigterm_mid_session(real_tools, tmp_path):
+    """--progress's session step is stopped with the probe: its end line, then the one line why."""
+    tmp, results = tmp_path / "tmp", tmp_path / "results"
+    proc = start("run", CLAUDE, "hang-pretool", "--progress", tmp=tmp, results=results)
+    wait_for("probe-run-*/records/*.json", tmp, proc)
+    err, _ = interrupt(proc, signal.SIGTERM, [str(tmp), str(results)])
+    one_line(err, signal.SIGTERM)
+    assert re.search(r"probe: session: hang-pretool on claude \S+ \(budget \d+s\): stopped after \d+\.\ds\n", err), err
+    assert not results.exists()
+    no_run_directory_left(tmp)
+
+
+@pytest.mark.real
 def test_check_ends_cleanly_on_sigterm_mid_session(real_tools, tmp_path):
     """`probe check` with a user's hook that is still running (a slow hook): the same."""
     hooks = tmp_path / "hooks"
