@@ -17,10 +17,18 @@ def test_real_bisect_finds_the_cwd_change(real_tools, tmp_path):
     session's directory on 1.0.73 (a boundary found by `probe bisect`, committed in results/).
     Over 1.0.70..1.0.75 (4 releases): both ends, the middle, and the control on each version probed."""
     results = tmp_path / "results"
-    proc = probe_cmd(
-        "bisect", "copilot", "cwd-subdir", "--from", "1.0.70", "--to", "1.0.75", "--json", results=results, timeout=600
-    )
+    ends = ("--from", "1.0.70", "--to", "1.0.75")
+    proc = probe_cmd("bisect", "copilot", "cwd-subdir", *ends, "--json", "--progress", results=results, timeout=600)
     assert proc.returncode == 0, proc.stderr
+    # --progress: a line a round, naming its interval (stderr; stdout stays the JSON)
+    assert (
+        "probe: bisect round 1 of ~3: cwd-subdir and its control cwd-subdir-control on copilot 1.0.70, 1.0.75 (the ends)\n"
+        in proc.stderr
+    )
+    assert (
+        "probe: bisect round 2 of ~3: cwd-subdir and its control cwd-subdir-control on copilot 1.0.71 (between 1.0.70 and 1.0.75)"
+        in proc.stderr
+    )
     got = json.loads(proc.stdout)
     assert got["candidates"] == ["1.0.70", "1.0.71", "1.0.73", "1.0.75"]
     assert (got["before"]["version"], got["before"]["outcome"]) == ("1.0.71", "project-root")
