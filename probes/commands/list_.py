@@ -33,7 +33,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.event is not None and args.event not in CANONICAL_EVENTS:
         raise InputError(f"unknown event {args.event[:40]!r}: the canonical events are {', '.join(sorted(CANONICAL_EVENTS))}")
     if args.setups:
-        return print_setups(args.json, agent)
+        return print_setups(args.json, agent, columns(args.wide))
     recipes = [
         r
         for r in load_all().values()
@@ -105,11 +105,18 @@ def control_text(r: Recipe) -> str:
     return c if isinstance(c, str) else ", ".join(f"{a}: {n}" for a, n in (c or {}).items())
 
 
-def print_setups(as_json: bool, only: str | None = None) -> int:
-    """Every agent's (or `only`'s) values for each setup dimension, its default first."""
+def print_setups(as_json: bool, only: str | None = None, width: int | None = None) -> int:
+    """Every agent's (or `only`'s) values for each setup dimension, its default first: a table,
+    or (`width`, a terminal) a line per dimension under each agent, wrapped."""
     table = {name: values(agent) for name, agent in AGENTS.items() if only in (None, name)}
     if as_json:
         print(json.dumps(table, indent=2))
+    elif width is not None:
+        pad = max(map(len, DIMENSIONS))
+        for name, v in table.items():
+            print(name)
+            for k in DIMENSIONS:
+                print(wrap(f"  {k:{pad}}  {', '.join(v[k])}", width, " " * (pad + 4)))
     else:
         rows = [(name, *(", ".join(v[k]) for k in DIMENSIONS)) for name, v in table.items()]
         print(tabulate(rows, headers=["agent", *DIMENSIONS]))

@@ -35,3 +35,10 @@ def test_list_refuses_an_unknown_event_or_agent_in_one_line():
         proc = probe("list", *args)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and said in proc.stderr, proc.stderr
     assert "pre_tool" in probe("list", "--event", "nonsense").stderr
+
+
+def test_list_setups_fit_and_filter_by_agent():
+    fitted = probe("list", "--setups", env={"COLUMNS": "70"}).stdout
+    assert max(map(len, fitted.splitlines())) <= 70 and "bypassPermissions" in fitted
+    only = probe("list", "--setups", "--agent", "claude").stdout.splitlines()
+    assert only[0].split()[0] == "agent" and [line.split()[0] for line in only[2:]] == ["claude"]
