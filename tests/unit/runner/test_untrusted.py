@@ -121,7 +121,7 @@ ALLOWED = {
     "agents/vscode.py:missing_prerequisites:exists": "the host's Kerberos header, before an install",
     "agents/vscode.py:node:exists": "the CLI install's bundled node",
     "agents/vscode.py:node:glob": "the CLI install's bundled node",
-    "agents/vscode.py:node:open": "the CLI install's bundled node",
+    "agents/vscode.py:unpack:open": "the CLI install's bundled node (its npm tarball)",
     "agents/vscode.py:prepare_install:is_dir": "the CLI install",
     "agents/vscode.py:session_env:copy": "the harness's driver into the run, before the session",
     "backends/docker.py:ca_bundle:is_file": "the host's CA bundle, for the image",
