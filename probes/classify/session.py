@@ -342,8 +342,14 @@ def requests_after(session: SessionRecord, t: float, main_only: bool = True) -> 
     return [
         r
         for r in session["model_requests"]
-        if r["offset_s"] >= t and (not main_only or (r["tools"] and not (r.get("reply") or {}).get("subagent")))
+        if r["offset_s"] >= t and (not main_only or (r["tools"] and not main_excluded(r)))
     ]
+
+
+def main_excluded(r: ModelRequest) -> bool:
+    """Not the main conversation: a subagent's turn, or a hook's own evaluation."""
+    reply = r.get("reply") or {}
+    return bool(reply.get("subagent") or reply.get("hook"))
 
 
 def ended_by_itself(session: SessionRecord) -> bool:

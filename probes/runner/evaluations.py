@@ -15,10 +15,11 @@ if TYPE_CHECKING or __package__:
 else:  # run as a script (runner.py), with its files beside it
     from contract import HOOK_SENTINEL, HookAnswer
 
-# Claude Code's system prompts for a prompt hook (2.1.328: "You are evaluating a hook in Claude
-# Code.", Stop: "You are evaluating a stop-condition hook in Claude Code.") and an agent hook
-# ("You are evaluating a PreToolUse hook ...", Stop: "You are verifying a stop condition ...").
-ASKED = re.compile(r"You are (?:evaluating an? [\w-]{0,40} ?hook|verifying a stop condition) in Claude Code")
+# Claude Code's system prompts for a prompt hook (2.1.14, 2.1.328: "You are evaluating a hook in
+# Claude Code."; 2.1.92 to 2.1.203: "You are evaluating a hook condition in Claude Code."; Stop:
+# "You are evaluating a stop-condition hook in Claude Code.") and an agent hook ("You are
+# evaluating a PreToolUse hook ...", Stop: "You are verifying a stop condition ...").
+ASKED = re.compile(r"You are (?:evaluating|verifying) an? (?:[\w-]{1,40} ){0,2}?(?:hook|stop condition)(?: condition)? in Claude Code")
 KEY = re.compile(re.escape(HOOK_SENTINEL) + r"(\d{1,3}-[a-z_]{1,40})")
 UNPLACED = "unplaced"  # a hook evaluation whose text names no hook of the plan
 NOT_JSON = "probe: this answer is not JSON"

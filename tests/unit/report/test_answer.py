@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from probes.catalog.recipes import load_all
@@ -38,7 +40,8 @@ def test_a_hung_hook_killed_at_its_timeout_reads_as_the_readme_says():
     ev = Evidence(**fixture("copilot", "1.0.92", "hang-pretool"))
     text = answer(ev, "liveness")
     assert text.startswith("On copilot 1.0.92, a pre-tool hook still running at its 3 s timeout was killed by the CLI (SIGTERM)")
-    assert "the tool ran anyway, 3.02 s after the hook started: fail-open." in text
+    delay = ev.observations["progress_delay_s"]  # as measured: the README's sample is another run's
+    assert f"the tool ran anyway, {delay:.2f} s after the hook started: fail-open." in text
 
 
 def test_a_setup_other_than_the_default_is_named():

@@ -7,6 +7,8 @@ import json
 import threading
 import time
 
+import pytest
+
 from probes.runner import evaluations
 from probes.runner.model import ScriptedModel, plan_reply
 from tests.helpers import SCRIPT, request
@@ -35,6 +37,20 @@ def test_an_evaluation_is_placed_by_its_key_and_answered_as_scripted():
     reply = plan_reply(evaluation(), SCRIPT, hook_answers=answers)
     assert reply["hook"] == "0-pre_tool" and reply["aux"] is True
     assert json.loads(reply["text"]) == {"ok": False, "reason": "PROBE-VERDICT-DENY no"}
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        "You are evaluating a hook in Claude Code.",  # 2.1.14, 2.1.328
+        "You are evaluating a hook condition in Claude Code. Judge whether",  # 2.1.92 to 2.1.203
+        "You are evaluating a stop-condition hook in Claude Code.",
+        "You are evaluating a PreToolUse hook in Claude Code.",  # an agent hook
+        "You are verifying a stop condition in Claude Code.",
+    ],
+)
+def test_every_known_system_prompt_of_a_hook_evaluation_is_recognised(system):
+    assert evaluations.hook_key(system, ["PROBE-HOOK-0-pre_tool x"]) == "0-pre_tool"
 
 
 def test_a_stop_evaluation_with_its_transcript_is_placed_by_the_last_key():
