@@ -210,7 +210,8 @@ class LiveSession:
                 step["argv"] = [a.replace("{port}", str(model.port)) for a in step["argv"]]
         for name in plan.get("port_files", []):  # the harness wrote them, before the port was known
             path = Path(name)
-            path.write_text(path.read_text().replace("{port}", str(model.port)))
+            text = untrusted.read(path.parent, path.name, RECORD_MAX).decode()  # no link followed, bounded
+            path.write_text(text.replace("{port}", str(model.port)))
         self.env["PROBE_RUN_ID"] = plan["run_id"]
         self.cutoff = Cutoff(plan)  # the CLI starts now
 
