@@ -244,7 +244,9 @@ def unreferenced(directory: Path) -> list[Path] | None:
 
 # ---------------------------------------------------------------- keeping a stored record
 
-IDENTITY = ("run_id", "started_at", "harness", "harness_version", "harness_commit")  # this run's, not the CLI's
+# this run's, not the CLI's: requested_version is how the version was named (latest, a bare
+# agent), the version that ran is executed_version, compared exactly
+IDENTITY = ("run_id", "started_at", "harness", "harness_version", "harness_commit", "requested_version")
 RUN_LEVEL = ((), ("cli",))  # where a null stored value is a field the record predates (the run's setting)
 
 

@@ -42,6 +42,8 @@ def test_measured_only_ignores_timings_identity_and_predated_fields():
     new["cli"]["first_model_request_s"] = 1.5  # absent in a record before it
     new["observations"]["added_since"] = True  # an observation its classifier gained since
     old["isolation"], old["cli"]["secrets_given"] = None, None
+    new["requested_version"] = "latest"  # `probe run copilot` named the version that ran
+    new["setup"] = {**old["setup"], "rules": "none"}  # a setup dimension the stored record predates
     assert store.measured_only(old, new)
     assert store.measured_only(old, old)
 
