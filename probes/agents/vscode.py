@@ -103,6 +103,14 @@ def missing_prerequisites() -> dict[str, str]:
     return {what: package for (what, package), ok in have.items() if not ok}
 
 
+def debian_npm() -> bool:
+    """npm from Debian's package: its node-gyp links native modules against Debian's own Node
+    (libnode.so.108), and code-server's Node 24 crashes loading them (`free(): invalid pointer`
+    from @vscode/native-watchdog, measured on a fresh bookworm)."""
+    found = shutil.which("npm")
+    return found is not None and os.path.realpath(found).startswith("/usr/share/nodejs/")
+
+
 def unpack(tgz: Path, dest: Path) -> None:
     """A tarball unpacked under `dest` only: tarfile's `data` filter where Python has it (3.11.4+);
     before (Debian bookworm's 3.11.2) each member is checked by hand the same way."""
@@ -165,11 +173,16 @@ class VSCode(Agent):
         """Before npm: without these its build of the native modules fails minutes in (`npm
         error code 1`), and a session without chromium has no web client to run the chat."""
         missing = missing_prerequisites()
+        what, fixes = list(missing), []
         if missing:
-            packages = " ".join(dict.fromkeys(missing.values()))
+            fixes.append(f"apt-get install {' '.join(dict.fromkeys(missing.values()))} (Debian/Ubuntu)")
+        if debian_npm():
+            what.append("an npm other than Debian's package (its node-gyp builds for Debian's Node, not Node 24)")
+            fixes.append("npm install -g npm@10 (npm's own, in /usr/local/bin)")
+        if what:
             raise InputError(
-                f"vscode needs {', '.join(missing)} to install code-server (npm compiles its native modules) "
-                f"and run it: apt-get install {packages} (Debian/Ubuntu)"
+                f"vscode needs {', '.join(what)} to install code-server (npm compiles its native modules) "
+                f"and run it: {'; '.join(fixes)}"
             )
 
     def node(self, staging: Path) -> Path:

@@ -75,6 +75,8 @@ def host(monkeypatch, lacking: set[str]) -> None:
 
     monkeypatch.setattr(vscode.shutil, "which", lambda cmd: None if cmd in lacking else f"/usr/bin/{cmd}")
     monkeypatch.setattr(vscode.Path, "exists", lambda self: "gssapi.h" not in lacking)
+    debian = "/usr/share/nodejs/npm/bin/npm-cli.js"  # where Debian's npm package puts it
+    monkeypatch.setattr(vscode.os.path, "realpath", lambda p: debian if "debian-npm" in lacking else "/usr/lib/node_modules/npm")
 
 
 def test_preflight_names_what_is_missing_and_the_packages_in_one_line(monkeypatch):
@@ -90,6 +92,9 @@ def test_preflight_names_what_is_missing_and_the_packages_in_one_line(monkeypatc
         VSCODE.preflight()
     host(monkeypatch, {"chromium", "chromium-browser", "google-chrome"})
     with pytest.raises(InputError, match=r"needs chromium to .*apt-get install chromium \("):
+        VSCODE.preflight()
+    host(monkeypatch, {"debian-npm"})  # Debian's npm package: its node-gyp links Debian's libnode
+    with pytest.raises(InputError, match=r"needs an npm other than Debian's package .*: npm install -g npm@10 \("):
         VSCODE.preflight()
 
 
