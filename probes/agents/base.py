@@ -159,6 +159,11 @@ class Agent(Protocol):
         written. Most setups: nothing."""
         return []
 
+    def mcp_argv(self, config: Path, tools: Sequence[str]) -> tuple[str, ...]:
+        """What makes a session start the probe's MCP server from `config` (an mcpServers
+        file) and allow its `tools`, after its argv (empty: it cannot)."""
+        return ()
+
     def interactive_argv(self, prefix: Path, permissions: str = "preapproved") -> list[str]: ...
 
     def prepare_interactive(self, home: Path, cwd: str, env: Mapping[str, str | None]) -> dict[str, str | None]:

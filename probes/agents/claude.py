@@ -44,6 +44,8 @@ def settings_hooks(registrations: Sequence[Registration]) -> dict[str, list[Any]
             command = {"type": "command", "command": r.command}
         elif r.handler_type == "http":
             command = {"type": "http", "url": r.url}
+        elif r.handler_type == "mcp_tool":  # server, tool and input are in its fields (plan.register_hooks)
+            command = {"type": "mcp_tool"}
         else:
             command = {"type": r.handler_type, "prompt": r.prompt}
         command.update(r.fields)
@@ -117,6 +119,7 @@ class Claude(Agent):
         "edit_file": ["Edit"],
         "view_file": ["Read"],
         "subagent": ["Task", "Agent"],
+        "mcp": ["mcp__probe__probe_tool"],  # the probe MCP server's tool (runner/mcp_server.py)
     }
     hook_env_markers = ("CLAUDE_PROJECT_DIR", "CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_PLUGIN_ROOT")
     project_dir_vars = ("CLAUDE_PROJECT_DIR",)
@@ -128,9 +131,22 @@ class Claude(Agent):
         "plugin": write_plugin,
     }
     extension: ExtensionSurface | None = None
-    handler_types = frozenset({"command", "prompt", "http"})
+    handler_types = frozenset({"command", "prompt", "http", "mcp_tool"})
     handler_fields = frozenset(
-        {"if", "async", "asyncRewake", "shell", "statusMessage", "onFailure", "model", "headers", "allowedEnvVars"}
+        {
+            "if",
+            "async",
+            "asyncRewake",
+            "shell",
+            "statusMessage",
+            "onFailure",
+            "model",
+            "headers",
+            "allowedEnvVars",
+            "server",
+            "tool",
+            "input",
+        }
     )
     hook_sources = HOOK_SOURCES
 
@@ -175,6 +191,11 @@ class Claude(Agent):
 
     def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
         return [str(self.binary_path(prefix)), "-p", prompt, *self.allowed(permissions)]
+
+    def mcp_argv(self, config: Path, tools: Sequence[str]) -> tuple[str, ...]:
+        """Its MCP servers from that file only (--mcp-config, --strict-mcp-config: in the
+        --help of 2.1.118 and 2.1.332); the server's tools allowed (--allowedTools adds up)."""
+        return ("--mcp-config", str(config), "--strict-mcp-config", "--allowedTools", ",".join(tools))
 
     # Interactive sessions (measured on 2.1.328): markers on the rendered screen, keys.
     tty: Tty = {

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from probes.agents import AGENTS, CANONICAL_EVENTS
 from probes.limits import inside
 
-TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent")
+TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent", "mcp")  # mcp: the probe MCP server's probe_tool
 
 
 class Strict(BaseModel):
@@ -58,6 +58,8 @@ class Handler(Strict):
     headers: dict[str, str] | None = None  # http: sent with each delivery ($VAR from allowedEnvVars)
     allowedEnvVars: list[str] | None = None  # http: the variables its headers may name
     url: str | None = None  # http: where to deliver (default: the run's own receiver for this hook)
+    tool: str | None = None  # mcp_tool: the probe MCP server's tool to call (default: record)
+    input: dict[str, Any] | None = None  # mcp_tool: its arguments (${path} from the hook input), beside probe_key
 
     def fields(self) -> dict[str, Any]:
         """The entry's keys beside type, command, prompt, url and timeout, as the CLI's config spells them."""

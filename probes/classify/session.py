@@ -264,6 +264,8 @@ def hook_end(inv: Invocation | None) -> str | None:
         return verdict_words(inv["output"]) if inv["ended_at"] else None
     if inv.get("handler_type") == "http":  # the status the receiver answered, if it did
         return f"status {(inv.get('http') or {}).get('status')}" if inv["ended_at"] else None
+    if inv.get("handler_type") == "mcp_tool":  # the MCP tool's answer: a result, or an error result
+        return ("answered" if inv["exit_code"] == 0 else "error") if inv["ended_at"] else None
     if inv["killed_by_signal"]:
         return inv["killed_by_signal"]
     if inv.get("extension_result") == "threw":
@@ -287,6 +289,8 @@ def hook_failed(inv: Invocation) -> bool:
         return hook_end(inv) in (None, "not JSON")
     if inv.get("handler_type") == "http":  # no answer, or not a 2xx
         return not (hook_end(inv) or "").startswith("status 2")
+    if inv.get("handler_type") == "mcp_tool":
+        return hook_end(inv) != "answered"
     return inv["killed_by"] is not None or inv["exit_code"] not in (0, None) or inv.get("extension_result") == "threw"
 
 

@@ -14,13 +14,13 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from probes.agents import Agent, ConfigTarget, Registration
 from probes.agents.config import write_json
 from probes.backends.base import PASSED_ENV
 from probes.catalog.parts import Step, Verdict
-from probes.catalog.recipes import ResolvedRecipe
+from probes.catalog.recipes import ResolvedHook, ResolvedRecipe
 from probes.errors import InputError
 from probes.pipeline import shells
 from probes.pipeline.rundirs import RunDirs  # the directories of one run
@@ -36,6 +36,8 @@ from probes.runner.contract import (
     HookEntry,
     Interactive,
     JailSpec,
+    McpConfig,
+    McpHook,
     Plan,
     ScriptStep,
     TtyStep,
@@ -84,6 +86,47 @@ def hook_command(python: str, hook_path: Path, key: str) -> str:
     return " ".join(shlex.quote(p) for p in (python, "-S", "-E", "-s", str(hook_path), key))
 
 
+MCP_SERVER = "probe"  # the probe MCP server's name in the CLI's MCP config (its tools: mcp__probe__*)
+MCP_TOOLS = ("record", "probe_tool")
+# An mcp_tool hook's default input: which hook calls (probe_key) and the event's fields it knows.
+MCP_INPUT = {"event": "${hook_event_name}", "tool_name": "${tool_name}", "tool_input": "${tool_input}", "source": "${source}"}
+
+
+def mcp_fields(hook: ResolvedHook) -> dict[str, Any]:
+    """An mcp_tool hook's server, tool and input (the hook's key in it: the server records by it)."""
+    h = hook.handler
+    return {
+        **h.fields(),
+        "server": MCP_SERVER,
+        "tool": h.tool or "record",
+        "input": {**(h.input or MCP_INPUT), "probe_key": hook.key},
+    }
+
+
+def uses_mcp(recipe: ResolvedRecipe) -> bool:
+    """A recipe needs the probe MCP server: an mcp_tool hook, an mcp__probe__ matcher, an mcp step."""
+    return any(h.handler.type == "mcp_tool" or (h.matcher or "").startswith(f"mcp__{MCP_SERVER}") for h in recipe.hooks) or any(
+        s.tool == "mcp" for s in (*recipe.turns, *recipe.subagent_turns)
+    )
+
+
+def register_mcp(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: str, native: Mapping[str, str]) -> tuple[str, ...]:
+    """The probe MCP server's sidecar (runner/mcp_server.py) and what makes the CLI start it."""
+    args = ["-S", "-E", "-s", str(run.bin / "mcp_server.py")]
+    answers = {
+        h.key: McpHook(event=native[h.key], answer=cast("HookAnswer", (h.answer or Verdict()).model_dump(exclude_defaults=True)))
+        for h in recipe.hooks
+        if h.handler.type == "mcp_tool"
+    }
+    write_json(run.bin / "mcp.json", McpConfig(records=str(run.records), hooks=answers, tools={}))
+    servers = run.bin / "mcp-servers.json"
+    write_json(servers, {"mcpServers": {MCP_SERVER: {"type": "stdio", "command": python, "args": args}}})
+    argv = agent.mcp_argv(servers, [f"mcp__{MCP_SERVER}__{t}" for t in MCP_TOOLS])
+    if not argv:
+        raise InputError(f"recipe {recipe.name!r}: {agent.name} cannot start the probe MCP server")
+    return argv
+
+
 def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: str) -> Hooks:
     """Write the recipe's hooks where the CLI loads them: command hooks into a config it
     reads, or an extension's handlers."""
@@ -114,7 +157,7 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
                 h.type,
                 f"{HOOK_SENTINEL}{hook.key} {h.prompt}" if h.prompt else None,  # names the hook in the request
                 (h.url or f"http://127.0.0.1:{{port}}{HOOK_PATH}{hook.key}") if h.type == "http" else None,
-                h.fields(),
+                mcp_fields(hook) if h.type == "mcp_tool" else h.fields(),
             )
         )
         behavior = cast("HookBehavior", hook.behavior.model_dump(exclude_defaults=True))  # Behavior's fields are its keys
@@ -138,7 +181,8 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
     target = ConfigTarget(workspace=run.workspace, home=run.home)
     written = writer(target, regs)
     agent.write_rules(target, recipe.setup.get("rules", "none"), recipe.config_location)  # merged: after the hooks
-    return Hooks(regs, sidecar, argv=written.argv, files=tuple(written.files))
+    mcp = register_mcp(agent, recipe, run, python, {r.key: r.native for r in regs}) if uses_mcp(recipe) else ()
+    return Hooks(regs, sidecar, argv=(*written.argv, *mcp), files=tuple(written.files))
 
 
 # ---------------------------------------------------------------- model scripts

@@ -51,6 +51,7 @@ RUNNER_FILES = (
     "evaluations.py",
     "texts.py",
     "hook.py",
+    "mcp_server.py",
     "terminal.py",
     "jail.py",
     "untrusted.py",

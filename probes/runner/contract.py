@@ -6,7 +6,8 @@ sides import, so mypy checks that they agree. Standard library only: the runner 
     plan.json     Plan            written by probes/pipeline/plan.py, read by runner.py (and terminal.py)
     result.json   Result          written by runner.py, read by probes/backends and collect.py
     model.jsonl   ModelLogEntry   one line per request, written by model.py
-    records/*     HookRecord      one per hook call, written by hook.py (extension.mjs, shim.py)
+    records/*     HookRecord      one per hook call, written by hook.py (extension.mjs, shim.py, mcp_server.py)
+    mcp.json      McpConfig       the MCP server's sidecar, written by probes/pipeline/plan.py
     hook.json     HookConfig      the hook's sidecar, written by probes/pipeline/plan.py
     shim.json     ShimConfig      the shim's, written by probes/check/workspace.py
 """
@@ -19,7 +20,7 @@ from typing import Any, NotRequired, TypedDict
 # knows which hook asks from the request itself, and never guesses.
 HOOK_SENTINEL = "PROBE-HOOK-"
 HOOK_PATH = "/hook/"  # an http hook's delivery to the run's receiver: POST /hook/<key>
-ANSWERED = ("prompt", "http")  # the handler types the run answers itself (plan.hook_answers)
+ANSWERED = ("prompt", "http", "mcp_tool")  # the handler types the run answers itself (plan.hook_answers)
 
 
 class HookAnswer(TypedDict, total=False):
@@ -334,3 +335,17 @@ class HookRecord(TypedDict):
     extension_result: NotRequired[str | None]
     error: NotRequired[str | None]
     child_pid: NotRequired[int]  # shim.py: the user's command
+    handler_type: NotRequired[str]  # mcp_server.py: "mcp_tool" (a hook's call), "mcp_server" (its own); absent: a command
+
+
+class McpHook(TypedDict):
+    event: str  # the native event the mcp_tool hook is registered under
+    answer: HookAnswer  # what its call answers (body: the tool's text; status >= 400: an error)
+
+
+class McpConfig(TypedDict):
+    """mcp.json beside mcp_server.py: where its records go, what each call answers."""
+
+    records: str
+    hooks: dict[str, McpHook]  # a hook's key (its input's probe_key) -> entry
+    tools: dict[str, HookAnswer]  # a tool the model calls (probe_tool) -> its answer
