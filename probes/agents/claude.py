@@ -131,7 +131,7 @@ class Claude(Agent):
         "plugin": write_plugin,
     }
     extension: ExtensionSurface | None = None
-    handler_types = frozenset({"command", "prompt", "http", "mcp_tool"})
+    handler_types = frozenset({"command", "prompt", "agent", "http", "mcp_tool"})
     handler_fields = frozenset(
         {
             "if",

@@ -296,8 +296,10 @@ def handler_valid(hook: Hook, agent: str) -> None:
         raise ValueError("`answer` is for a hook the run answers (prompt, http); a command's is its `behavior`")
     if handler.type != "command" and (behavior.model_fields_set or hook.raw is not None):
         raise ValueError(f"`behavior` and `raw` are for command hooks, not {handler.type}")
-    if handler.type == "prompt" and not handler.prompt:
-        raise ValueError("a prompt hook needs its `prompt` (what the CLI asks the model)")
+    if handler.type in ("prompt", "agent") and not handler.prompt:
+        raise ValueError(
+            f"a{'n' if handler.type == 'agent' else ''} {handler.type} hook needs its `prompt` (what the CLI asks the model)"
+        )
     http_only = {"headers", "allowedEnvVars", "url"} & handler.model_fields_set
     if handler.type != "http" and http_only:
         raise ValueError(f"{', '.join(sorted(http_only))}: for http hooks")

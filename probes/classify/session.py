@@ -260,7 +260,7 @@ def hook_end(inv: Invocation | None) -> str | None:
     """How a hook process ended: "exit N", a signal name, or None if it never ended."""
     if inv is None:
         return None
-    if inv.get("handler_type") == "prompt":  # no process: the verdict the model gave, if it did
+    if inv.get("handler_type") in ("prompt", "agent"):  # no process: the verdict the model gave, if it did
         return verdict_words(inv["output"]) if inv["ended_at"] else None
     if inv.get("handler_type") == "http":  # the status the receiver answered, if it did
         return f"status {(inv.get('http') or {}).get('status')}" if inv["ended_at"] else None
@@ -285,7 +285,7 @@ def verdict_words(answer: str | None) -> str:
 
 
 def hook_failed(inv: Invocation) -> bool:
-    if inv.get("handler_type") == "prompt":  # its evaluation failed: no answer, or none that parses
+    if inv.get("handler_type") in ("prompt", "agent"):  # its evaluation failed: no answer, or none that parses
         return hook_end(inv) in (None, "not JSON")
     if inv.get("handler_type") == "http":  # no answer, or not a 2xx
         return not (hook_end(inv) or "").startswith("status 2")

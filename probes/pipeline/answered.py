@@ -1,12 +1,16 @@
 """The hooks the run answers itself, not processes: a prompt hook's evaluation (a question
-the CLI sends its model) and an http hook's delivery (a POST to the run's receiver), both
-served by the scripted model and logged with it; here each becomes an invocation of its hook."""
+the CLI sends its model), an agent hook's (a sub-agent conversation: its requests are one
+evaluation) and an http hook's delivery (a POST to the run's receiver), all served by the
+scripted model and logged with it; here each becomes an invocation of its hook."""
 
 from __future__ import annotations
+
+import json
 
 from probes.evidence.model import Invocation, iso
 from probes.pipeline.plan import Hooks
 from probes.runner.contract import HOOK_SENTINEL, ModelLogEntry
+from probes.runner.evaluations import AGENT_TOOL
 from probes.runner.evaluations import payload as payload_of_text
 
 
@@ -15,17 +19,33 @@ def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invoc
     invocation of that hook: no process; its payload the event's JSON (in the hook's text, or
     the body posted), its output the verdict or the body answered, ended when that was given
     (never, for one held until the run ended)."""
-    out = []
+    out: list[Invocation] = []
+    agents: dict[str, tuple[int, float]] = {}  # key -> its agent evaluation under way: index in out, began
     for r in log:
         reply = r.get("reply") or {}
         key = reply.get("hook")
         if not key:
             continue
         entry = hooks.sidecar.get(key)
-        http = "status" in reply  # an http hook's delivery; else a prompt hook's evaluation
-        asked = next((m["text"] for m in reversed(r["messages"]) if m["role"] == "user" and HOOK_SENTINEL + key in m["text"]), "")
+        http = "status" in reply  # an http hook's delivery; else a prompt or agent hook's evaluation
+        agent = AGENT_TOOL in r["tools"]
         held = reply.get("hold_s", 0.0)
         ended = None if "hold_s" in reply and held is None else r["t"] + (held or 0.0)
+        output = json.dumps(reply["arguments"]) if reply.get("tool") == AGENT_TOOL else reply.get("text")
+        if agent and reply.get("turn") and key in agents:  # a later turn of the sub-agent: its end moves on
+            i, began = agents[key]
+            out[i] = out[i].model_copy(
+                update={
+                    "ended_at": iso(ended),
+                    "gone_offset_s": round(ended - t0, 3) if ended else None,
+                    "duration_s": round(ended - began, 3) if ended else None,
+                    "output": output,
+                }
+            )
+            continue
+        if agent:
+            agents[key] = (len(out), r["t"])
+        asked = next((m["text"] for m in reversed(r["messages"]) if m["role"] == "user" and HOOK_SENTINEL + key in m["text"]), "")
         out.append(
             Invocation(
                 event=entry["event"] if entry else key,
@@ -49,9 +69,9 @@ def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invoc
                 killed_by=None,
                 signals_received=[],
                 first_signal_offset_s=None,
-                output=reply.get("text"),
+                output=output,
                 stderr=None,
-                handler_type="http" if http else "prompt",
+                handler_type="http" if http else "agent" if agent else "prompt",
                 http={"status": reply.get("status"), "headers": r.get("headers") or {}} if http else None,
             )
         )

@@ -20,7 +20,7 @@ from typing import Any, NotRequired, TypedDict
 # knows which hook asks from the request itself, and never guesses.
 HOOK_SENTINEL = "PROBE-HOOK-"
 HOOK_PATH = "/hook/"  # an http hook's delivery to the run's receiver: POST /hook/<key>
-ANSWERED = ("prompt", "http", "mcp_tool")  # the handler types the run answers itself (plan.hook_answers)
+ANSWERED = ("prompt", "agent", "http", "mcp_tool")  # the handler types the run answers itself (plan.hook_answers)
 
 
 class HookAnswer(TypedDict, total=False):

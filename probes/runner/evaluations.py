@@ -1,28 +1,36 @@
 """Hook evaluations: a prompt hook (Claude Code's `type: prompt`) is a question the CLI sends
 its model, known by its system prompt and placed by the PROBE-HOOK-<key> its text starts with
-(pipeline/plan.py writes it). The scripted model answers as the recipe scripts; a hook
-evaluation that names no key the plan scripts is answered as not JSON and recorded, never
-guessed. Standard library only (the runner's side)."""
+(pipeline/plan.py writes it). An agent hook (`type: agent`) is a sub-agent conversation with
+the same marks whose tools include StructuredOutput: its verdict is a call of that tool. The
+scripted model answers as the recipe scripts; a hook evaluation that names no key the plan
+scripts is answered as not JSON and recorded, never guessed. Standard library only (the
+runner's side)."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from .contract import HOOK_SENTINEL, HookAnswer
+    from .contract import HOOK_SENTINEL, HookAnswer, Reply
 else:  # run as a script (runner.py), with its files beside it
-    from contract import HOOK_SENTINEL, HookAnswer
+    from contract import HOOK_SENTINEL, HookAnswer, Reply
 
 # Claude Code's system prompts for a prompt hook (2.1.14, 2.1.328: "You are evaluating a hook in
 # Claude Code."; 2.1.92 to 2.1.203: "You are evaluating a hook condition in Claude Code."; Stop:
 # "You are evaluating a stop-condition hook in Claude Code.") and an agent hook ("You are
 # evaluating a PreToolUse hook ...", Stop: "You are verifying a stop condition ...").
-ASKED = re.compile(r"You are (?:evaluating|verifying) an? (?:[\w-]{1,40} ){0,2}?(?:hook|stop condition)(?: condition)? in Claude Code")
+ASKED = re.compile(
+    r"You are (?:evaluating|verifying) an? (?:[\w-]{1,40} ){0,2}?(?:hook|stop condition)(?: condition)? in Claude Code"
+)
 KEY = re.compile(re.escape(HOOK_SENTINEL) + r"(\d{1,3}-[a-z_]{1,40})")
 UNPLACED = "unplaced"  # a hook evaluation whose text names no hook of the plan
 NOT_JSON = "probe: this answer is not JSON"
+# The tool an agent hook's sub-agent gives its verdict with (Claude Code 2.1.328: "When done,
+# return your result using the StructuredOutput tool"); its offer marks the evaluation an agent's.
+AGENT_TOOL = "StructuredOutput"
 
 
 def hook_key(system: str, user_texts: list[str]) -> str | None:
@@ -38,14 +46,37 @@ def hook_key(system: str, user_texts: list[str]) -> str | None:
     return UNPLACED
 
 
+def verdict(answer: HookAnswer) -> dict[str, Any]:
+    """The scripted {"ok", "reason"} (and "impossible" when set)."""
+    out: dict[str, Any] = {"ok": answer.get("ok", True), "reason": answer.get("reason", "probe: scripted verdict")}
+    if answer.get("impossible"):
+        out["impossible"] = True
+    return out
+
+
 def answer_text(answer: HookAnswer | None) -> str:
     """The model's answer: {"ok", "reason"} as JSON, or text that is not."""
     if answer is None or answer.get("malformed"):
         return NOT_JSON
-    out: dict[str, Any] = {"ok": answer.get("ok", True), "reason": answer.get("reason", "probe: scripted verdict")}
-    if answer.get("impossible"):
-        out["impossible"] = True
-    return json.dumps(out)
+    return json.dumps(verdict(answer))
+
+
+def reply(key: str, answer: HookAnswer | None, tools: Collection[str], messages: list[dict[str, Any]]) -> Reply:
+    """The answer to one request of a hook's evaluation. A prompt hook's: the verdict as JSON
+    text. An agent hook's (StructuredOutput offered): a call of that tool with the verdict, at
+    whichever of its turns (`turn`: assistant messages so far); `malformed` and an unscripted key
+    get text instead, so the sub-agent never gives one. `hold_s`: a slow or hung answer."""
+    out: Reply
+    if AGENT_TOOL in tools and answer is not None and not answer.get("malformed"):
+        out = {"tool": AGENT_TOOL, "arguments": verdict(answer)}
+    else:
+        out = {"text": answer_text(answer)}
+    out["aux"], out["hook"] = True, key
+    if AGENT_TOOL in tools:
+        out["turn"] = sum(1 for m in messages if m.get("role") == "assistant")
+    if answer and (answer.get("hang") or answer.get("seconds")):
+        out["hold_s"] = None if answer.get("hang") else answer.get("seconds")
+    return out
 
 
 def payload(text: str, key: str) -> Any:

@@ -140,15 +140,11 @@ def plan_reply(
 ) -> Reply:
     """Decide the reply to one request: {"text": ...} or {"tool": name, "arguments": ...}.
     A conversation whose opening user messages hold the subagent sentinel is a child: it plays
-    the subagent script. A prompt hook's evaluation gets the verdict its recipe scripts."""
+    the subagent script. A prompt or agent hook's evaluation gets the verdict its recipe scripts."""
     users = [texts.content_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"]
     key = evaluations.hook_key(texts.content_text(body.get("system")), users)
-    if key is not None:
-        answer = (hook_answers or {}).get(key)
-        reply: Reply = {"text": evaluations.answer_text(answer), "aux": True, "hook": key}
-        if answer and (answer.get("hang") or answer.get("seconds")):
-            reply["hold_s"] = None if answer.get("hang") else answer.get("seconds")
-        return reply
+    if key is not None:  # a prompt or agent hook's evaluation
+        return evaluations.reply(key, (hook_answers or {}).get(key), tool_schemas(body), body.get("messages") or [])
     schemas = tool_schemas(body)
     if not schemas:
         if any(SEVERITY_ASKED in texts.content_text(m.get("content")) for m in body.get("messages") or []):

@@ -26,7 +26,8 @@ def recipe(tmp_path, hooks: str, agents: str = "claude"):
     [
         ("hooks: [{event: pre_tool, handler: {type: prompt}}]", "claude", "needs its `prompt`"),
         ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}}]", "copilot", "copilot has no prompt hooks here"),
-        ("hooks: [{event: pre_tool, handler: {type: agent}}]", "claude", "claude has no agent hooks here"),
+        ("hooks: [{event: pre_tool, handler: {type: agent}}]", "claude", "an agent hook needs its `prompt`"),
+        ("hooks: [{event: pre_tool, handler: {type: agent, prompt: p}}]", "copilot", "copilot has no agent hooks here"),
         ("hooks: [{event: pre_tool, handler: {headers: {A: b}}}]", "claude", "headers: for http hooks"),
         ("hooks: [{event: pre_tool, answer: {ok: false}}]", "claude", "`answer` is for a hook the run answers"),
         ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}, behavior: {hang: true}}]", "claude", "for command hooks"),

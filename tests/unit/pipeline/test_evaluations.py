@@ -33,3 +33,37 @@ def test_a_held_evaluation_never_ended():
     hooks = Hooks([], {"0-pre_tool": {"event": "PreToolUse", "canonical": "pre_tool", "behavior": {}}})
     (inv,) = evaluations([entry(101.0, "0-pre_tool", held=True)], hooks, 100.0)
     assert inv.ended_at is None and inv.duration_s is None
+
+
+def agent_entry(t, key, reply, assistants=0):
+    e = entry(t, key)
+    e["tools"] = ["Bash", "Read", "StructuredOutput"]
+    e["messages"] += [{"role": "assistant", "text": "x"}] * assistants
+    e["reply"] = {**reply, "aux": True, "hook": key, "turn": assistants}
+    return e
+
+
+def test_an_agent_evaluation_over_several_requests_is_one_invocation():
+    # 2.1.328: a text answer, then "[structured-output-enforce]", then the StructuredOutput call
+    hooks = Hooks([], {"0-pre_tool": {"event": "PreToolUse", "canonical": "pre_tool", "behavior": {}}})
+    verdict = {"tool": "StructuredOutput", "arguments": {"ok": False, "reason": "PROBE-VERDICT-DENY"}}
+    log = [agent_entry(101.0, "0-pre_tool", {"text": "not json"}), agent_entry(101.5, "0-pre_tool", verdict, 1)]
+    (inv,) = evaluations(log, hooks, 100.0)
+    assert (inv.handler_type, inv.pid, inv.start_offset_s, inv.duration_s, inv.gone_offset_s) == ("agent", 0, 1.0, 0.5, 1.5)
+    assert json.loads(inv.output or "") == {"ok": False, "reason": "PROBE-VERDICT-DENY"}
+    assert inv.payload == {"hook_event_name": "PreToolUse", "tool_name": "Bash"}
+
+
+def test_each_agent_evaluation_that_starts_afresh_is_its_own_invocation():
+    hooks = Hooks([], {"1-stop": {"event": "Stop", "canonical": "stop", "behavior": {}}})
+    verdict = {"tool": "StructuredOutput", "arguments": {"ok": False, "reason": "again"}}
+    invs = evaluations([agent_entry(101.0, "1-stop", verdict), agent_entry(102.0, "1-stop", verdict)], hooks, 100.0)
+    assert [i.start_offset_s for i in invs] == [1.0, 2.0] and {i.handler_type for i in invs} == {"agent"}
+
+
+def test_an_agent_evaluation_never_answered_never_ended():
+    hooks = Hooks([], {"0-pre_tool": {"event": "PreToolUse", "canonical": "pre_tool", "behavior": {}}})
+    e = agent_entry(101.0, "0-pre_tool", {"text": "x"})
+    e["reply"]["hold_s"] = None
+    (inv,) = evaluations([e], hooks, 100.0)
+    assert inv.ended_at is None and inv.handler_type == "agent"

@@ -102,3 +102,66 @@ def test_a_held_answer_is_let_go_when_the_run_ends(tmp_path):
     assert not asker.is_alive() and errors
     logged = [json.loads(line) for line in (tmp_path / "model.jsonl").read_text().splitlines()]
     assert logged[0]["reply"]["hook"] == "0-pre_tool"
+
+
+# ---------------------------------------------------------------- agent hooks
+# as Claude Code 2.1.328 sent them (trimmed): the sub-agent's system prompt, its tools
+AGENT_SYSTEM = (
+    "You are a Claude agent, built on Anthropic's Claude Agent SDK.\nYou are evaluating a PreToolUse hook in Claude Code. "
+    "Your task is to evaluate the condition described in the user message.\n"
+    "When done, return your result using the StructuredOutput tool, always with a reason."
+)
+AGENT_STOP_SYSTEM = (
+    "You are verifying a stop condition in Claude Code. Your task is to verify that the agent completed the given plan."
+)
+AGENT_TOOLS = [{"name": n, "input_schema": {"type": "object"}} for n in ("Bash", "Read", "StructuredOutput")]
+
+
+def agent_evaluation(key="0-pre_tool", system=AGENT_SYSTEM, later=()):
+    body = evaluation(key, system)
+    body["tools"] = AGENT_TOOLS
+    body["messages"] += list(later)
+    return body
+
+
+def test_an_agent_evaluation_is_answered_by_a_call_of_structured_output():
+    answers = {"0-pre_tool": {"ok": False, "reason": "PROBE-VERDICT-DENY no"}}
+    reply = plan_reply(agent_evaluation(), SCRIPT, hook_answers=answers)
+    assert reply["tool"] == evaluations.AGENT_TOOL == "StructuredOutput"
+    assert reply["arguments"] == {"ok": False, "reason": "PROBE-VERDICT-DENY no"}
+    assert (reply["hook"], reply["aux"], reply["turn"]) == ("0-pre_tool", True, 0)
+
+
+def test_an_agent_stop_evaluation_is_placed_and_answered_too():
+    reply = plan_reply(agent_evaluation("1-stop", AGENT_STOP_SYSTEM), SCRIPT, hook_answers={"1-stop": {"ok": True}})
+    assert (reply["hook"], reply["tool"], reply["arguments"]["ok"]) == ("1-stop", "StructuredOutput", True)
+
+
+def test_a_later_turn_of_the_sub_agent_counts_its_turns():
+    # 2.1.328, after a text answer: "[structured-output-enforce] You MUST call the StructuredOutput tool"
+    later = [{"role": "assistant", "content": "text"}, {"role": "user", "content": "[structured-output-enforce] call it"}]
+    reply = plan_reply(agent_evaluation(later=later), SCRIPT, hook_answers={"0-pre_tool": {"ok": True}})
+    assert (reply["tool"], reply["turn"]) == ("StructuredOutput", 1)
+
+
+def test_a_malformed_or_unscripted_agent_evaluation_gets_text_never_the_tool():
+    reply = plan_reply(agent_evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"malformed": True}})
+    assert "tool" not in reply and reply["text"] == evaluations.NOT_JSON and reply["turn"] == 0
+    assert "tool" not in plan_reply(agent_evaluation(), SCRIPT, hook_answers={})
+
+
+def test_an_agent_evaluation_hangs_or_waits_as_scripted():
+    assert plan_reply(agent_evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"hang": True}})["hold_s"] is None
+    assert plan_reply(agent_evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"seconds": 1.5}})["hold_s"] == 1.5
+
+
+def test_a_prompt_evaluation_gets_no_turn():
+    assert "turn" not in plan_reply(evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"ok": True}})
+
+
+def test_the_verdict_call_takes_the_anthropic_shape():
+    from probes.runner import dialects
+
+    reply = plan_reply(agent_evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"ok": True, "reason": "r"}})
+    block = dialects.anthropic_message(reply, "m")["content"][0]
+    assert (block["type"], block["name"], block["input"]) == ("tool_use", "StructuredOutput", {"ok": True, "reason": "r"})
