@@ -42,3 +42,30 @@ def test_an_http_post_tool_hook_is_delivered_with_its_headers(real_tools, tmp_pa
     assert post and post[0]["http"]["status"] == 200
     headers = {k.lower(): v for k, v in post[0]["http"]["headers"].items()}
     assert headers["x-probe"] == "PROBE-HEADER" and headers["content-type"].startswith("application/json")
+
+
+@pytest.mark.parametrize(
+    ("recipe", "control", "labels"),
+    [
+        ("mcp-tool-pretool-deny", "mcp-tool-pretool-allow", ("denied", "allowed")),
+        ("mcp-tool-session-start", "mcp-tool-session-start-control", ("skipped-before-connect", "called")),
+        ("matcher-mcp-pretool", "matcher-mcp-pretool-control", ("fired", "not-fired")),
+    ],
+)
+def test_the_probe_mcp_server_is_started_by_the_cli_and_records_each_call(real_tools, tmp_path, recipe, control, labels):
+    ev, ctl = run(tmp_path, recipe), run(tmp_path, control)
+    assert (ev["outcome"], ctl["outcome"]) == labels
+    assert "--mcp-config" in ev["cli"]["argv"] and "--strict-mcp-config" in ev["cli"]["argv"]
+    (server,) = [i for i in ev["invocations"] if i["event"] == "mcp_server"]
+    assert server["handler_type"] == "mcp_server" and server["pid"] > 0  # a process the CLI started
+    assert server["payload"]["client"]["name"] == "claude-code" and server["gone_offset_s"] >= server["start_offset_s"]
+
+
+def test_an_mcp_tool_hook_calls_the_server_with_its_interpolated_input(real_tools, tmp_path):
+    ev = run(tmp_path, "mcp-tool-pretool-deny")
+    (call,) = [i for i in ev["invocations"] if i.get("handler_type") == "mcp_tool"]
+    assert call["event"] == "PreToolUse" and call["pid"] > 0
+    assert call["payload"]["probe_key"] == "0-pre_tool" and call["payload"]["tool_name"] == "Bash"
+    assert json.loads(call["payload"]["tool_input"])["command"].startswith("echo ran")  # ${tool_input} as JSON
+    assert ev["hooks"][0]["handler"]["type"] == "mcp_tool" and ev["hooks"][0]["handler"]["server"] == "probe"
+    assert ev["observations"]["reason_reached_model"] is True
