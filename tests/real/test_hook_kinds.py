@@ -1,6 +1,7 @@
 """Hooks that are not processes, on the real Claude Code: a prompt hook's evaluation reaches
-the scripted model, which answers the scripted verdict; an http hook's delivery reaches the
-run's receiver, which answers the scripted body. Each is recorded as an invocation."""
+the scripted model, which answers the scripted verdict (an agent hook's sub-agent: a call of its
+StructuredOutput tool); an http hook's delivery reaches the run's receiver, which answers the
+scripted body. Each is recorded as an invocation."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ def run(tmp_path, recipe: str) -> dict:
         ("prompt-pretool-deny", "prompt-pretool-allow", ("denied", "allowed")),
         ("prompt-stop-not-ok", "prompt-stop-ok", ("bounded", "single-stop")),
         ("http-pretool-deny", "http-pretool-allow", ("denied", "allowed")),
+        ("agent-pretool-deny", "agent-pretool-allow", ("denied", "allowed")),
+        ("agent-stop-not-ok", "agent-stop-ok", ("bounded", "single-stop")),
     ],
 )
 def test_the_run_answers_a_hook_that_is_not_a_process(real_tools, tmp_path, recipe, control, labels):
@@ -42,6 +45,24 @@ def test_an_http_post_tool_hook_is_delivered_with_its_headers(real_tools, tmp_pa
     assert post and post[0]["http"]["status"] == 200
     headers = {k.lower(): v for k, v in post[0]["http"]["headers"].items()}
     assert headers["x-probe"] == "PROBE-HEADER" and headers["content-type"].startswith("application/json")
+
+
+def test_an_agent_hook_gets_its_verdict_through_structured_output(real_tools, tmp_path):
+    ev = run(tmp_path, "agent-pretool-deny")
+    (asked,) = [r for r in ev["model_requests"] if (r["reply"] or {}).get("hook") == "0-pre_tool"]
+    assert "StructuredOutput" in asked["tools"] and asked["reply"]["tool"] == "StructuredOutput"
+    assert asked["reply"]["arguments"]["ok"] is False
+    (inv,) = ev["invocations"]
+    assert inv["handler_type"] == "agent" and json.loads(inv["output"])["ok"] is False
+
+
+def test_an_agent_hook_that_never_calls_structured_output_is_one_invocation_and_fails_open(real_tools, tmp_path):
+    ev = run(tmp_path, "agent-pretool-malformed")
+    asked = [r for r in ev["model_requests"] if (r["reply"] or {}).get("hook") == "0-pre_tool"]
+    assert len(asked) >= 2 and all("tool" not in r["reply"] for r in asked)  # the CLI asks again for the tool
+    (inv,) = ev["invocations"]
+    assert inv["handler_type"] == "agent" and inv["duration_s"] is not None
+    assert ev["outcome"] == "fail-open" and ev["observations"]["hook_exit"] == "not JSON"
 
 
 @pytest.mark.parametrize(
