@@ -10,11 +10,11 @@ family. Every observation a classifier reports is always present (its TypedDict 
 
 from __future__ import annotations
 
-from probes.classify import authority, context, hook_input, interactive, liveness, mcp
+from probes.classify import authority, background, context, hook_input, interactive, liveness, mcp
 from probes.classify.registry import CLASSIFIERS, Classifier, classifier, label, session_keys
 from probes.classify.session import SENTINEL_RE, SessionRecord, hook_texts
 
-FAMILIES = (authority, context, hook_input, interactive, liveness, mcp)  # each registers its classifiers on import
+FAMILIES = (authority, background, context, hook_input, interactive, liveness, mcp)  # each registers its classifiers on import
 SESSION_KEYS = session_keys()  # what a committed record keeps for it to be classified again
 
 __all__ = ["CLASSIFIERS", "SENTINEL_RE", "SESSION_KEYS", "Classifier", "SessionRecord", "classifier", "hook_texts", "label"]
