@@ -57,6 +57,8 @@ def github_hooks(registrations: Sequence[Registration], command: str, timeout: s
     the file's other keys from `header`. The key names are the agent's dialect."""
 
     def entry(r: Registration) -> dict[str, Any]:
+        if r.handler_type == "prompt":  # Copilot's: {"type": "prompt", "prompt": TEXT}, nothing else
+            return {"type": "prompt", "prompt": r.prompt}
         hook: dict[str, Any] = {"type": "command", command: r.command}
         if r.timeout_s is not None:
             hook[timeout] = r.timeout_s

@@ -88,6 +88,9 @@ class Copilot(Agent):
         "claude-settings": write_settings,
         "user": write_user_hooks,
     }
+    # A prompt hook (sessionStart only) is text the CLI submits as if typed, in a new
+    # interactive session (the CLI hooks reference; changelog 0.0.422): not a question it asks.
+    handler_types = frozenset({"command", "prompt"})
     recorder_names: Mapping[str, str] = {"probe.json": "probe-recorder.json"}  # .github/hooks/: a name of its own
     # The same two files, as `probe check` reads a repository's own.
     hook_sources = (

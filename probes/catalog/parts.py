@@ -157,12 +157,14 @@ class Action(Strict):
     exit: bool = False  # quit the CLI and wait for it to end
     start: Literal["new", "resume"] | None = None  # start the CLI again (resume: the last session)
 
+    # type nothing for this long, then until any turn the CLI started itself ends (a prompt hook's)
+    wait: float | None = Field(default=None, gt=0, le=30)
     @model_validator(mode="after")
     def _one_kind(self) -> Action:
-        kinds = [k for k in ("prompt", "answer", "command", "start") if getattr(self, k) is not None]
+        kinds = [k for k in ("prompt", "answer", "command", "start", "wait") if getattr(self, k) is not None]
         kinds += ["exit"] if self.exit else []
         if len(kinds) != 1:
-            raise ValueError("an action has exactly one of prompt, answer, command, exit, start")
+            raise ValueError("an action has exactly one of prompt, answer, command, exit, start, wait")
         if self.turns is not None and self.prompt is None:
             raise ValueError("`turns` goes with a `prompt`")
         return self

@@ -6,6 +6,7 @@ from typing import TypedDict
 
 from probes.classify.registry import Observations, classifier, hook_words
 from probes.classify.session import SessionRecord, count, first, hook_spec, of_event, payload_field, requests_after, tool_ran
+from probes.runner.contract import HOOK_SENTINEL
 
 
 def starts(session: SessionRecord) -> list[float]:
@@ -108,3 +109,64 @@ def approval(session: SessionRecord) -> tuple[str, ApprovalObs]:
     if inv is None:
         return "no-hook", obs
     return f"{'prompted' if shown else 'not-prompted'}-{'ran' if ran else 'skipped'}", obs
+
+
+# A prompt hook whose text the CLI submits as if a person typed it (Copilot CLI's sessionStart
+# prompt hooks; pipeline/submitted.py records each submission).
+TYPED = "PROBE-PROMPT-"  # a prompt the terminal driver typed (plan.terminal_plan marks each)
+
+
+class SubmittedObs(TypedDict):
+    hook_fired: bool  # any hook on the subject event ran (a command in the control)
+    submissions: int
+    offset_s: float | None  # when the model was first sent its text
+    after_ready_s: float | None  # ... after the terminal's input box was first ready (interactive)
+    roles: list[str]  # the message roles its text came in
+    answered_alone: bool  # that request answered it (its text the latest user message)
+    reply: str | None
+    typed_prompt_in_same_request: bool
+
+
+def say_submitted(outcome: str, obs: Observations, event: str | None) -> str:
+    hook = hook_words(event)
+    return {
+        "submitted-alone": f"{hook}'s prompt was submitted as a user message and answered in a turn of its own",
+        "submitted-with-prompt": f"{hook}'s prompt reached the model as a user message only with the next typed prompt",
+        "not-submitted": f"{hook}'s prompt never reached the model",
+    }.get(outcome, "")
+
+
+@classifier("submitted", key="roles", says=say_submitted, reads=("subject", "invocations", "model_requests", "transcript"))
+def submitted(session: SessionRecord) -> tuple[str, SubmittedObs]:
+    """A prompt hook on the subject event: was its text sent to the model as a prompt, in a
+    turn of its own, or only in one request with the person's next prompt? (Which one depends
+    on how soon the person types: Copilot 1.0.81 to 1.0.102 submit it a second or more after
+    the input box is drawn, so a recipe waits before it types.)"""
+    invs = of_event(session, session["subject"])
+    subs = [i for i in invs if i.get("handler_type") == "prompt"]
+    first = subs[0] if subs else None
+    req = None
+    if first is not None:
+        req = next(
+            (
+                r
+                for r in session["model_requests"]
+                if r["offset_s"] >= first["start_offset_s"] and any(w.startswith(HOOK_SENTINEL) for w in r["sentinels"])
+            ),
+            None,
+        )
+    words = req["sentinels"] if req else {}
+    ready = [s["offset_s"] + s["took_s"] for s in session.get("transcript") or [] if s["do"] == "start" and s["ok"]]
+    obs: SubmittedObs = {
+        "hook_fired": bool(invs),
+        "submissions": len(subs),
+        "offset_s": first["start_offset_s"] if first else None,
+        "after_ready_s": round(first["start_offset_s"] - ready[0], 3) if first and ready else None,
+        "roles": sorted({role for w, seen in words.items() if w.startswith(HOOK_SENTINEL) for role in seen["roles"]}),
+        "answered_alone": bool(first and first["output"] is not None),
+        "reply": first["output"] if first else None,
+        "typed_prompt_in_same_request": any(w.startswith(TYPED) for w in words),
+    }
+    if first is None:
+        return "not-submitted", obs
+    return ("submitted-alone" if obs["answered_alone"] else "submitted-with-prompt"), obs

@@ -25,6 +25,7 @@ from probes.pipeline.normalise import known_values, normalise
 from probes.pipeline.plan import Hooks, marker_path
 from probes.pipeline.redact import known_secrets, redact, redact_env, secret_name
 from probes.pipeline.rundirs import RunDirs
+from probes.pipeline.submitted import submissions
 from probes.runner import untrusted
 from probes.runner.contract import HookRecord, ModelLogEntry, Parent, Plan, Result
 
@@ -291,7 +292,8 @@ def collect(
     ]
     log = read_jsonl(Path(plan["model_log"]))
     commands, unreadable = collect_invocations(run, hooks, result)
-    invocations = sorted([*commands, *evaluations(log, hooks, t0)], key=lambda i: i.start_offset_s)
+    answered = [*evaluations(log, hooks, t0), *submissions(log, hooks, t0)]  # no process: the model's log says
+    invocations = sorted([*commands, *answered], key=lambda i: i.start_offset_s)
     phrases = [t for h in registered for t in hook_texts(h)]
     requests = [model_request(r, t0, phrases) for r in log]
     tty = result.get("tty")

@@ -343,3 +343,5 @@ def terminal_plan(
         "ready_timeout_s": TTY_READY_TIMEOUT_S,
     }
     return tty, scripts
+        elif action.wait is not None:
+            steps.append({"do": "wait", "seconds": action.wait})

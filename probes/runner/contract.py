@@ -61,13 +61,14 @@ class Markers(TypedDict):
 
 
 class TtyStep(TypedDict):
-    """One thing the terminal driver does: start (argv), prompt, answer (keys), command, exit."""
+    """One thing the terminal driver does: start (argv), prompt, answer (keys), command, exit, wait."""
 
     do: str
     argv: NotRequired[list[str]]
     text: NotRequired[str]
     keys: NotRequired[str]
 
+    seconds: NotRequired[float]  # wait: how long nothing is typed
 
 class Interactive(TypedDict):
     steps: list[TtyStep]

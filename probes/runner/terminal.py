@@ -198,6 +198,12 @@ class Driver:
             self.type_line(step["text"])
             ok = self.wait(lambda: self.ready() and time.time() - self.terminal.last_output >= QUIET_S, 10.0)
             return ok, "ready" if ok else "not ready after the command"
+        if do == "wait":  # nothing typed; a turn the CLI starts meanwhile is waited out
+            finals, end = self.model.final_texts, self.until(step["seconds"])
+            while time.time() < end and self.terminal.pump():
+                pass
+            state = self.wait_idle(finals, TURN_TIMEOUT_S)
+            return state is not None, state or "the turn did not end"
         if do == "exit":
             self.type_line(step["text"])
             ok = self.wait(lambda: not self.terminal.child.isalive(), 15.0)

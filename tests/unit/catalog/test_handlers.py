@@ -25,7 +25,7 @@ def recipe(tmp_path, hooks: str, agents: str = "claude"):
     "hooks, agents, message",
     [
         ("hooks: [{event: pre_tool, handler: {type: prompt}}]", "claude", "needs its `prompt`"),
-        ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}}]", "copilot", "copilot has no prompt hooks here"),
+        ("hooks: [{event: pre_tool, handler: {type: prompt, prompt: p}}]", "vscode", "vscode has no prompt hooks here"),
         ("hooks: [{event: pre_tool, handler: {type: agent}}]", "claude", "an agent hook needs its `prompt`"),
         ("hooks: [{event: pre_tool, handler: {type: agent, prompt: p}}]", "copilot", "copilot has no agent hooks here"),
         ("hooks: [{event: pre_tool, handler: {headers: {A: b}}}]", "claude", "headers: for http hooks"),
@@ -65,6 +65,20 @@ def test_claude_writes_prompt_and_http_hooks_and_the_handler_fields(tmp_path):
     assert hooks["PreToolUse"][0]["hooks"] == [{"type": "prompt", "prompt": prompt, "model": "m", "timeout": 10}]
     assert hooks["PreToolUse"][1]["hooks"] == [{"type": "command", "command": "python hook.py", "if": "Bash(git commit:*)"}]
     assert hooks["PostToolUse"][0]["hooks"] == [{"type": "http", "url": url, "headers": {"X": "1"}}]
+
+
+def test_copilot_writes_a_prompt_hook_as_its_docs_spell_it(tmp_path):
+    # the CLI hooks reference: {"type": "prompt", "prompt": TEXT} under sessionStart, no other key
+    prompt = "PROBE-HOOK-0-session_start say the word ready."
+    regs = [
+        Registration("0-session_start", "sessionStart", "", 10, None, handler_type="prompt", prompt=prompt),
+        Registration("1-session_start", "sessionStart", "python hook.py", 10, None),
+    ]
+    for location, path in (("project", "ws/.github/hooks/probe.json"), ("user", "home/.copilot/hooks/probe.json")):
+        AGENTS["copilot"].config_locations[location](ConfigTarget(tmp_path / "ws", tmp_path / "home"), regs)
+        hooks = json.loads((tmp_path / path).read_text())["hooks"]["sessionStart"]
+        assert hooks[0] == {"type": "prompt", "prompt": prompt}
+        assert hooks[1] == {"type": "command", "bash": "python hook.py", "timeoutSec": 10}
 
 
 def test_list_json_gives_each_recipes_hook_types():

@@ -1,0 +1,62 @@
+"""Prompt hooks whose text the CLI submits as if a person typed it (Copilot CLI's sessionStart
+`type: prompt`: not a question it asks its model, as Claude Code's are, answered.py). The
+scripted model plays such a turn like any other and logs it; here each submission becomes an
+invocation of its hook, placed by the PROBE-HOOK-<key> its text starts with (plan.py writes
+it; the CLI may put its own context before it, e.g. Copilot's <current_datetime>)."""
+
+from __future__ import annotations
+
+from probes.evidence.model import Invocation, iso
+from probes.pipeline.plan import Hooks
+from probes.runner.contract import HOOK_SENTINEL, ModelLogEntry
+
+
+def submissions(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invocation]:
+    """Each time a prompt hook's text first shows as a user message of the main conversation
+    (a request with tools that is no hook's evaluation or sub-agent): an invocation at that
+    request, no process, no payload. Its `output` is the model's reply when that request
+    answers the hook's text itself (its message is the latest user one), else None: it went
+    to the model only behind another prompt (a person's, sent in the same request)."""
+    keys = {r.key: hooks.sidecar.get(r.key) for r in hooks.registrations if r.handler_type == "prompt"}
+    seen: dict[str, int] = {}  # key -> user messages holding it, in the longest conversation so far
+    out: list[Invocation] = []
+    for r in log if keys else []:
+        reply = r.get("reply") or {}
+        if not r["tools"] or reply.get("hook") or reply.get("subagent") or reply.get("aux"):
+            continue
+        users = [i for i, m in enumerate(r["messages"]) if m["role"] == "user"]
+        for key, entry in keys.items():
+            held = [i for i in users if HOOK_SENTINEL + key in r["messages"][i]["text"]]
+            new = len(held) - seen.get(key, 0)
+            if new <= 0:
+                continue
+            seen[key] = len(held)
+            alone = held[-1] == users[-1]
+            for _ in range(new):
+                out.append(
+                    Invocation(
+                        event=entry["event"] if entry else key,
+                        canonical_event=entry["canonical"] if entry else key,
+                        payload=None,
+                        argv=[],
+                        cwd="",
+                        cwd_relative="",
+                        config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
+                        env={},
+                        pid=0,
+                        started_at=iso(r["t"]) or "",
+                        start_offset_s=round(r["t"] - t0, 3),
+                        ended_at=iso(r["t"]),
+                        gone_offset_s=round(r["t"] - t0, 3),
+                        duration_s=0.0,
+                        exit_code=None,
+                        killed_by_signal=None,
+                        killed_by=None,
+                        signals_received=[],
+                        first_signal_offset_s=None,
+                        output=reply.get("text") if alone else None,
+                        stderr=None,
+                        handler_type="prompt",
+                    )
+                )
+    return out
