@@ -79,6 +79,7 @@ class Verdict(Strict):
     body: str | dict[str, Any] | None = None  # http: the response body (a dict: as JSON)
     seconds: float | None = Field(default=None, ge=0, le=3600)
     hang: bool = False
+    tool_turns: list[Step] = []  # agent: the sub-agent's tool calls before its verdict
 
 
 COMMAND_ONLY = ("read_stdin", "grandchild", "ignore_sigterm", "signal", "stdout_pad", "stderr")

@@ -21,6 +21,7 @@ def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invoc
     (never, for one held until the run ended)."""
     out: list[Invocation] = []
     agents: dict[str, tuple[int, float]] = {}  # key -> its agent evaluation under way: index in out, began
+    types = {reg.key: reg.handler_type for reg in hooks.registrations}
     for r in log:
         reply = r.get("reply") or {}
         key = reply.get("hook")
@@ -28,11 +29,12 @@ def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invoc
             continue
         entry = hooks.sidecar.get(key)
         http = "status" in reply  # an http hook's delivery; else a prompt or agent hook's evaluation
-        agent = AGENT_TOOL in r["tools"]
+        agent = types.get(key) == "agent" or AGENT_TOOL in r["tools"]  # (a later turn may not offer the tool)
         held = reply.get("hold_s", 0.0)
         ended = None if "hold_s" in reply and held is None else r["t"] + (held or 0.0)
         output = json.dumps(reply["arguments"]) if reply.get("tool") == AGENT_TOOL else reply.get("text")
-        if agent and reply.get("turn") and key in agents:  # a later turn of the sub-agent: its end moves on
+        later = any(m["role"] == "assistant" for m in r["messages"])
+        if agent and later and key in agents:  # a later turn of the sub-agent: its end moves on
             i, began = agents[key]
             out[i] = out[i].model_copy(
                 update={

@@ -217,6 +217,21 @@ def script(turns: Sequence[Step]) -> list[ScriptStep]:
     return out
 
 
+def hook_answer(verdict: Verdict | None) -> HookAnswer:
+    """What the run answers a hook it answers itself; an agent's tool turns as script steps (a
+    shell turn without a command writes a marker of its own, never a main step's)."""
+    out = cast("HookAnswer", (verdict or Verdict()).model_dump(exclude_defaults=True, exclude={"tool_turns"}))
+    if verdict and verdict.tool_turns:
+        out["tool_turns"] = [
+            {
+                **cast("ScriptStep", s.model_dump(exclude_none=True)),
+                **({"command": f"echo ran > probe-hook-{i}.txt"} if s.tool == "shell" and s.command is None else {}),
+            }
+            for i, s in enumerate(verdict.tool_turns)
+        ]
+    return out
+
+
 # ---------------------------------------------------------------- the runner's plan
 
 
@@ -266,11 +281,7 @@ def runner_plan(
         "subagent_script": script(recipe.subagent_turns),
         "subagent_sentinel": SUBAGENT_SENTINEL,
         "tool_names": {kind: list(names) for kind, names in agent.tool_names.items()},
-        "hook_answers": {
-            h.key: cast("HookAnswer", (h.answer or Verdict()).model_dump(exclude_defaults=True))
-            for h in recipe.hooks
-            if h.handler.type in ANSWERED
-        },
+        "hook_answers": {h.key: hook_answer(h.answer) for h in recipe.hooks if h.handler.type in ANSWERED},
         "records": str(run.records),
         "model_log": str(run.root / "model.jsonl"),
         "stdout": str(run.root / "cli.stdout"),

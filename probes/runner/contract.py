@@ -34,6 +34,7 @@ class HookAnswer(TypedDict, total=False):
     body: Any  # http: the response body (an object: as JSON)
     seconds: float  # answered after this long
     hang: bool  # never answered: the request is held until the run ends
+    tool_turns: list["ScriptStep"]  # agent: the sub-agent's tool calls before its verdict
 
 
 # ---------------------------------------------------------------- the plan

@@ -31,6 +31,7 @@ NOT_JSON = "probe: this answer is not JSON"
 # The tool an agent hook's sub-agent gives its verdict with (Claude Code 2.1.328: "When done,
 # return your result using the StructuredOutput tool"); its offer marks the evaluation an agent's.
 AGENT_TOOL = "StructuredOutput"
+NOT_OFFERED = "probe: no StructuredOutput tool was offered, so no verdict can be given"
 
 
 def hook_key(system: str, user_texts: list[str]) -> str | None:
@@ -61,18 +62,23 @@ def answer_text(answer: HookAnswer | None) -> str:
     return json.dumps(verdict(answer))
 
 
-def reply(key: str, answer: HookAnswer | None, tools: Collection[str], messages: list[dict[str, Any]]) -> Reply:
+def reply(key: str, answer: HookAnswer | None, tools: Collection[str], messages: list[dict[str, Any]], system: str = "") -> Reply:
     """The answer to one request of a hook's evaluation. A prompt hook's: the verdict as JSON
     text. An agent hook's (StructuredOutput offered): a call of that tool with the verdict, at
     whichever of its turns (`turn`: assistant messages so far); `malformed` and an unscripted key
-    get text instead, so the sub-agent never gives one. `hold_s`: a slow or hung answer."""
+    get text instead, so the sub-agent never gives one, as does a turn of an agent's evaluation
+    (its system prompt names the tool) that no longer offers the tool (2.1.118, after a tool
+    call). `hold_s`: a slow or hung answer."""
     out: Reply
+    agent = AGENT_TOOL in tools or AGENT_TOOL in system
     if AGENT_TOOL in tools and answer is not None and not answer.get("malformed"):
         out = {"tool": AGENT_TOOL, "arguments": verdict(answer)}
+    elif agent and AGENT_TOOL not in tools:
+        out = {"text": NOT_OFFERED}
     else:
         out = {"text": answer_text(answer)}
     out["aux"], out["hook"] = True, key
-    if AGENT_TOOL in tools:
+    if agent:
         out["turn"] = sum(1 for m in messages if m.get("role") == "assistant")
     if answer and (answer.get("hang") or answer.get("seconds")):
         out["hold_s"] = None if answer.get("hang") else answer.get("seconds")

@@ -144,7 +144,12 @@ def plan_reply(
     users = [texts.content_text(m.get("content")) for m in body.get("messages") or [] if m.get("role") == "user"]
     key = evaluations.hook_key(texts.content_text(body.get("system")), users)
     if key is not None:  # a prompt or agent hook's evaluation
-        return evaluations.reply(key, (hook_answers or {}).get(key), tool_schemas(body), body.get("messages") or [])
+        answer, schemas = (hook_answers or {}).get(key), tool_schemas(body)
+        turns = (answer or {}).get("tool_turns") or []
+        played = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+        if evaluations.AGENT_TOOL in schemas and played < len(turns):  # the sub-agent's tool calls first
+            return {**plan_reply({**body, "system": ""}, turns, tool_names=tool_names), "aux": True, "hook": key}
+        return evaluations.reply(key, answer, schemas, body.get("messages") or [], texts.content_text(body.get("system")))
     schemas = tool_schemas(body)
     if not schemas:
         if any(SEVERITY_ASKED in texts.content_text(m.get("content")) for m in body.get("messages") or []):

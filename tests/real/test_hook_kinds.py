@@ -90,3 +90,12 @@ def test_an_mcp_tool_hook_calls_the_server_with_its_interpolated_input(real_tool
     assert json.loads(call["payload"]["tool_input"])["command"].startswith("echo ran")  # ${tool_input} as JSON
     assert ev["hooks"][0]["handler"]["type"] == "mcp_tool" and ev["hooks"][0]["handler"]["server"] == "probe"
     assert ev["observations"]["reason_reached_model"] is True
+
+
+def test_an_agent_hooks_sub_agent_plays_its_tool_turns_then_gives_its_verdict(real_tools, tmp_path):
+    ev = run(tmp_path, "agent-pretool-deny-after-read")
+    asked = [r for r in ev["model_requests"] if (r["reply"] or {}).get("hook") == "0-pre_tool"]
+    assert [r["reply"].get("tool") for r in asked] == ["Read", "StructuredOutput"]
+    (inv,) = ev["invocations"]
+    assert inv["handler_type"] == "agent" and inv["duration_s"] > 0
+    assert ev["outcome"] == "denied"

@@ -67,3 +67,31 @@ def test_an_agent_evaluation_never_answered_never_ended():
     e["reply"]["hold_s"] = None
     (inv,) = evaluations([e], hooks, 100.0)
     assert inv.ended_at is None and inv.handler_type == "agent"
+
+
+def test_an_agent_answers_tool_turns_become_script_steps_with_markers_of_their_own():
+    from probes.catalog.parts import Verdict
+    from probes.pipeline.plan import hook_answer
+
+    v = Verdict.model_validate(
+        {"ok": False, "reason": "r", "tool_turns": [{"tool": "shell"}, {"tool": "view_file", "path": "README.md"}]}
+    )
+    answer = hook_answer(v)
+    assert answer["ok"] is False and answer["reason"] == "r"
+    assert answer["tool_turns"] == [
+        {"tool": "shell", "command": "echo ran > probe-hook-0.txt"},
+        {"tool": "view_file", "path": "README.md"},
+    ]
+    assert "tool_turns" not in hook_answer(Verdict(ok=True)) and hook_answer(None) == {}
+
+
+def test_a_later_turn_that_no_longer_offers_structured_output_is_still_the_agents():
+    # 2.1.118: after the sub-agent's Read, its next request offers the session's tools only
+    from probes.agents.base import Registration
+
+    reg = Registration("0-pre_tool", "PreToolUse", "", 10, "Bash", handler_type="agent", prompt="p")
+    hooks = Hooks([reg], {"0-pre_tool": {"event": "PreToolUse", "canonical": "pre_tool", "behavior": {}}})
+    read = agent_entry(101.0, "0-pre_tool", {"tool": "Read", "arguments": {"file_path": "README.md"}})
+    answer = {**agent_entry(101.2, "0-pre_tool", {"text": '{"ok": false}'}, 1), "tools": ["Bash", "Read"]}
+    (inv,) = evaluations([read, answer], hooks, 100.0)
+    assert (inv.handler_type, inv.duration_s, inv.output) == ("agent", 0.2, '{"ok": false}')

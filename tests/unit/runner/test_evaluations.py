@@ -165,3 +165,23 @@ def test_the_verdict_call_takes_the_anthropic_shape():
     reply = plan_reply(agent_evaluation(), SCRIPT, hook_answers={"0-pre_tool": {"ok": True, "reason": "r"}})
     block = dialects.anthropic_message(reply, "m")["content"][0]
     assert (block["type"], block["name"], block["input"]) == ("tool_use", "StructuredOutput", {"ok": True, "reason": "r"})
+
+
+def test_an_agent_evaluation_plays_its_tool_turns_before_the_verdict():
+    answers = {"0-pre_tool": {"ok": False, "reason": "r", "tool_turns": [{"tool": "view_file", "path": "README.md"}]}}
+    names = {"view_file": ["Read"]}
+    first = plan_reply(agent_evaluation(), SCRIPT, tool_names=names, hook_answers=answers)
+    assert (first["tool"], first["hook"], first["aux"]) == ("Read", "0-pre_tool", True)
+    later = [{"role": "assistant", "content": [{"type": "tool_use", "name": "Read"}]}, {"role": "user", "content": "file"}]
+    second = plan_reply(agent_evaluation(later=later), SCRIPT, tool_names=names, hook_answers=answers)
+    assert (second["tool"], second["arguments"], second["turn"]) == ("StructuredOutput", {"ok": False, "reason": "r"}, 1)
+    # a prompt hook (no StructuredOutput offered) never plays them
+    assert "tool" not in plan_reply(evaluation(), SCRIPT, tool_names=names, hook_answers=answers)
+
+
+def test_a_later_agent_turn_that_no_longer_offers_structured_output_gets_no_verdict():
+    # 2.1.118: after the sub-agent's Read, its next request offers the session's tools only
+    body = agent_evaluation(later=[{"role": "assistant", "content": "read"}, {"role": "user", "content": "file"}])
+    body["tools"] = [t for t in AGENT_TOOLS if t["name"] != "StructuredOutput"]
+    reply = plan_reply(body, SCRIPT, hook_answers={"0-pre_tool": {"ok": False, "reason": "r"}})
+    assert (reply["text"], reply["hook"], reply["turn"]) == (evaluations.NOT_OFFERED, "0-pre_tool", 1)
