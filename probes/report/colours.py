@@ -64,15 +64,18 @@ LABELS = {
         "bounded",
         "single-stop",
     },
-    "blocked": {"denied", "fail-closed", "blocked", "halted", "prompted-skipped", "not-prompted-skipped", "neither"},
+    "blocked": {"denied", "fail-closed", "blocked", "halted", "prompted-skipped", "not-prompted-skipped", "neither"}
+    | {"no-progress"},  # background: what the hook gates never went on
     "held": {"held", "held-by-stdout", "held-by-grandchild", "unbounded"},
     "reached": {"reached-verbatim", "reached-altered", "partly-reached", "rewritten"},
     "dropped": {"not-reached", "original"},
-    "quiet": {"no-hook", "not-fired", "not-recorded", "no-subagent", "no-subagent-hooks", "no-stop"},
-    "error": {"could-not-drive"},
+    "quiet": {"no-hook", "not-fired", "not-recorded", "no-subagent", "no-subagent-hooks", "no-stop"}
+    | {"not-called", "skipped-before-connect"},  # mcp-order: an mcp_tool hook that never called its tool
+    "error": {"could-not-drive", "no-server"},  # no-server: the CLI never initialised the probe MCP server
     # facts, named so that tests/test_page.py knows each label a classifier returns was placed
     "recorded": {"recorded", "fired", "serial", "parallel", "single", "closed", "open", "unread", "cli-at-root"}
-    | {"project-root", "session-cwd", "other", "camelCase", "snake_case", "mixed", "both", "no-grandchild"},
+    | {"project-root", "session-cwd", "other", "camelCase", "snake_case", "mixed", "both", "no-grandchild", "called"}
+    | {"waited", "background-finished", "background-killed", "background-orphaned"},  # background: when, not whether
 }
 OF_LABEL = {label: key for key, labels in LABELS.items() for label in labels}
 FLAKY = re.compile(r".+×\d+( / .+×\d+)+")  # Cell.label of a cell whose repeats disagree
