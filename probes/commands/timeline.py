@@ -12,6 +12,7 @@ from probes.commands.options import add_search, count, stem_of
 from probes.errors import Exit, InputError
 from probes.evidence.model import check_writable
 from probes.report import timeline
+from probes.report.width import columns, wrap
 from probes.sweep.checks import check_recipe
 from probes.sweep.fill import fill, filled_json, filled_text, restricted
 from probes.versions.named import agent_named
@@ -61,7 +62,7 @@ def handle(args: argparse.Namespace) -> int:
         doc = timeline.as_json(t)
         print(json.dumps({**doc, **({"fill": filled_json(filled)} if filled else {})}, indent=2))
     else:
-        print(timeline.text(t))
+        print(wrap(timeline.text(t), columns(), indent="    "))
         if filled:
             print(filled_text(filled))
     return filled.exit_status if filled else Exit.OK
