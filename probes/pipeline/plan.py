@@ -343,6 +343,8 @@ def terminal_plan(
             steps.append({"do": "command", "text": action.command})
         elif action.exit:
             steps.append({"do": "exit", "text": agent.tty["exit"]})
+        elif action.wait is not None:
+            steps.append({"do": "wait", "seconds": action.wait})
         else:
             steps.append({"do": "start", "argv": argv + (agent.tty["resume"] if action.start == "resume" else [])})
     rows, cols = TTY_SIZE
@@ -354,5 +356,3 @@ def terminal_plan(
         "ready_timeout_s": TTY_READY_TIMEOUT_S,
     }
     return tty, scripts
-        elif action.wait is not None:
-            steps.append({"do": "wait", "seconds": action.wait})
