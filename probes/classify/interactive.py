@@ -118,9 +118,9 @@ TYPED = "PROBE-PROMPT-"  # a prompt the terminal driver typed (plan.terminal_pla
 
 class SubmittedObs(TypedDict):
     hook_fired: bool  # any hook on the subject event ran (a command in the control)
-    submissions: int
-    offset_s: float | None  # when the model was first sent its text
-    after_ready_s: float | None  # ... after the terminal's input box was first ready (interactive)
+    submissions: int  # in the whole session (every start)
+    offset_s: float | None  # when the model was first sent its text after the last start
+    after_ready_s: float | None  # ... after that start's input box was ready (interactive)
     roles: list[str]  # the message roles its text came in
     answered_alone: bool  # that request answered it (its text the latest user message)
     reply: str | None
@@ -138,13 +138,14 @@ def say_submitted(outcome: str, obs: Observations, event: str | None) -> str:
 
 @classifier("submitted", key="roles", says=say_submitted, reads=("subject", "invocations", "model_requests", "transcript"))
 def submitted(session: SessionRecord) -> tuple[str, SubmittedObs]:
-    """A prompt hook on the subject event: was its text sent to the model as a prompt, in a
-    turn of its own, or only in one request with the person's next prompt? (Which one depends
-    on how soon the person types: Copilot 1.0.81 to 1.0.102 submit it a second or more after
-    the input box is drawn, so a recipe waits before it types.)"""
+    """A prompt hook on the subject event: after the CLI's last start, was its text sent to the
+    model as a prompt, in a turn of its own, or only in one request with the person's next
+    prompt? (Which one depends on how soon the person types: Copilot submits it up to seconds
+    after the input box is drawn, so a recipe waits before it types.)"""
     invs = of_event(session, session["subject"])
     subs = [i for i in invs if i.get("handler_type") == "prompt"]
-    first = subs[0] if subs else None
+    last = starts(session)[-1]
+    first = next((i for i in subs if i["start_offset_s"] >= last), None)
     req = None
     if first is not None:
         req = next(
@@ -156,7 +157,7 @@ def submitted(session: SessionRecord) -> tuple[str, SubmittedObs]:
             None,
         )
     words = req["sentinels"] if req else {}
-    ready = [s["offset_s"] + s["took_s"] for s in session.get("transcript") or [] if s["do"] == "start" and s["ok"]]
+    ready = [s["offset_s"] + s["took_s"] for s in session.get("transcript") or [] if s["do"] == "start" and s["offset_s"] >= last]
     obs: SubmittedObs = {
         "hook_fired": bool(invs),
         "submissions": len(subs),

@@ -12,27 +12,25 @@ from probes.runner.contract import HOOK_SENTINEL, ModelLogEntry
 
 
 def submissions(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invocation]:
-    """Each time a prompt hook's text first shows as a user message of the main conversation
-    (a request with tools that is no hook's evaluation or sub-agent): an invocation at that
-    request, no process, no payload. Its `output` is the model's reply when that request
-    answers the hook's text itself (its message is the latest user one), else None: it went
-    to the model only behind another prompt (a person's, sent in the same request)."""
+    """Each time a prompt hook's text is new input of the main conversation (a request with
+    tools that is no hook's evaluation or sub-agent: a user message holding it after the last
+    assistant message, so later requests of the same turn, a fresh session's and a resumed
+    one's each count once): an invocation at that request, no process, no payload. Its
+    `output` is the model's reply when that request answers the hook's text itself (its
+    message is the latest user one), else None: it went to the model with another prompt
+    after it (a person's, sent in the same request)."""
     keys = {r.key: hooks.sidecar.get(r.key) for r in hooks.registrations if r.handler_type == "prompt"}
-    seen: dict[str, int] = {}  # key -> user messages holding it, in the longest conversation so far
     out: list[Invocation] = []
     for r in log if keys else []:
         reply = r.get("reply") or {}
         if not r["tools"] or reply.get("hook") or reply.get("subagent") or reply.get("aux"):
             continue
-        users = [i for i, m in enumerate(r["messages"]) if m["role"] == "user"]
+        said = max((i for i, m in enumerate(r["messages"]) if m["role"] == "assistant"), default=-1)
+        users = [i for i, m in enumerate(r["messages"]) if m["role"] == "user" and i > said]
         for key, entry in keys.items():
             held = [i for i in users if HOOK_SENTINEL + key in r["messages"][i]["text"]]
-            new = len(held) - seen.get(key, 0)
-            if new <= 0:
-                continue
-            seen[key] = len(held)
-            alone = held[-1] == users[-1]
-            for _ in range(new):
+            alone = bool(held) and held[-1] == users[-1]
+            for _ in held:
                 out.append(
                     Invocation(
                         event=entry["event"] if entry else key,

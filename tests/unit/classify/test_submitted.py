@@ -44,3 +44,10 @@ def test_wait_is_an_action_of_its_own():
         Action(wait=5, exit=True)
     with pytest.raises(ValueError):
         Action(wait=60)  # at most 30 s
+
+
+def test_the_label_is_for_the_last_start():
+    # 1.0.102 submits the hook's text in the first session, not again when resumed with --continue
+    ev = load_evidence(ROOT / "results" / "copilot" / "1.0.102" / "prompt-session-start-resume.json")
+    outcome, obs = label("submitted", {k: copy.deepcopy(ev.get(k)) for k in SESSION_KEYS})
+    assert (outcome, obs["submissions"], obs["offset_s"]) == ("not-submitted", 1, None)

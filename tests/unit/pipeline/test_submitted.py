@@ -43,7 +43,9 @@ def test_a_submission_answered_on_its_own_is_one_invocation_with_the_reply():
 
 
 def test_a_submission_sent_only_with_the_typed_prompt_has_no_output():
-    (inv,) = submissions([entry(101.0, [HOOK, TYPED], {"text": "done", "turn": 0})], hooks(), 100.0)
+    both = entry(101.0, [HOOK], {"text": "done", "turn": 0})
+    both["messages"].append({"role": "user", "text": TYPED})  # 1.0.71: two user messages, one request
+    (inv,) = submissions([both], hooks(), 100.0)
     assert inv.output is None and inv.start_offset_s == 1.0
 
 
@@ -53,6 +55,14 @@ def test_a_hook_evaluation_and_a_command_hook_are_not_submissions():
     assert submissions([entry(101.0, [HOOK], {"text": "ready"})], hooks("command"), 100.0) == []
 
 
-def test_a_second_submission_in_the_conversation_is_a_second_invocation():
+def test_a_second_submission_resumed_or_in_a_new_session_is_a_second_invocation():
     log = [entry(101.0, [HOOK], {"text": "ready"}), entry(102.0, [HOOK, TYPED, HOOK], {"text": "ready"})]
     assert [i.start_offset_s for i in submissions(log, hooks(), 100.0)] == [1.0, 2.0]
+    fresh = [entry(101.0, [HOOK], {"text": "ready"}), entry(102.0, [HOOK], {"text": "ready"})]
+    assert [i.start_offset_s for i in submissions(fresh, hooks(), 100.0)] == [1.0, 2.0]
+
+
+def test_a_later_request_of_the_same_turn_is_no_new_submission():
+    turn = entry(102.0, [HOOK], {"text": "ready"})
+    turn["messages"] += [{"role": "assistant", "text": "calls bash"}, {"role": "tool", "text": "ran"}]
+    assert [i.start_offset_s for i in submissions([entry(101.0, [HOOK], {"tool": "bash"}), turn], hooks(), 100.0)] == [1.0]
