@@ -157,9 +157,9 @@ class Action(Strict):
     command: str | None = None  # a slash command, e.g. /clear
     exit: bool = False  # quit the CLI and wait for it to end
     start: Literal["new", "resume"] | None = None  # start the CLI again (resume: the last session)
-
     # type nothing for this long, then until any turn the CLI started itself ends (a prompt hook's)
     wait: float | None = Field(default=None, gt=0, le=30)
+
     @model_validator(mode="after")
     def _one_kind(self) -> Action:
         kinds = [k for k in ("prompt", "answer", "command", "start", "wait") if getattr(self, k) is not None]

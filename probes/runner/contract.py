@@ -68,8 +68,8 @@ class TtyStep(TypedDict):
     argv: NotRequired[list[str]]
     text: NotRequired[str]
     keys: NotRequired[str]
-
     seconds: NotRequired[float]  # wait: how long nothing is typed
+
 
 class Interactive(TypedDict):
     steps: list[TtyStep]
