@@ -32,6 +32,8 @@ KEY_MEANS = {
     "grandchild_time_to_death_s": "seconds from the hook's start to its grandchild's death",
     "stdin_eof": "`{}`/`{}`: whether the hook saw the end of its input".format(*BOOL_WORDS["stdin_eof"]),
     "overlap_s": "seconds the first two hooks ran side by side",
+    "gate_delay_s": "seconds from the hook's start until what it gates went on (the tool ran, the next model "
+    "request or the CLI's exit), waited for or not",
 }
 
 # Each label form, what it means, and the labels it is (so a legend names only forms shown).
