@@ -27,3 +27,10 @@ def test_a_prompt_hook_is_submitted_in_a_terminal_and_not_with_p(real_tools, tmp
     assert ev["observations"]["roles"] == ["user"]
     assert [s["do"] for s in ev["transcript"]] == ["start", "wait", "prompt", "exit"]
     assert ctl["invocations"] == [] and ctl["model_request_count"] >= 1
+
+
+def test_a_prompt_hook_is_submitted_again_when_resumed_on_1_0_92(real_tools, tmp_path):
+    # its docs: prompt hooks do not fire on resume; 1.0.92 submits the text into the resumed conversation
+    ev = run(tmp_path, "prompt-session-start-resume")
+    assert (ev["outcome"], ev["observations"]["submissions"]) == ("submitted-alone", 2)
+    assert [s["do"] for s in ev["transcript"]] == ["start", "wait", "exit", "start", "wait", "exit"]
