@@ -344,9 +344,7 @@ def in_cli_output(session: SessionRecord, words: list[str]) -> bool:
 
 def requests_after(session: SessionRecord, t: float, main_only: bool = True) -> list[ModelRequest]:
     return [
-        r
-        for r in session["model_requests"]
-        if r["offset_s"] >= t and (not main_only or (r["tools"] and not main_excluded(r)))
+        r for r in session["model_requests"] if r["offset_s"] >= t and (not main_only or (r["tools"] and not main_excluded(r)))
     ]
 
 
