@@ -34,6 +34,7 @@ KEY_MEANS = {
     "overlap_s": "seconds the first two hooks ran side by side",
     "gate_delay_s": "seconds from the hook's start until what it gates went on (the tool ran, the next model "
     "request or the CLI's exit), waited for or not",
+    "roles": "the roles the submitted prompt hook's text reached the model as (user, system)",
 }
 
 # Each label form, what it means, and the labels it is (so a legend names only forms shown).
