@@ -6,12 +6,40 @@ scripted model and logged with it; here each becomes an invocation of its hook."
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from probes.evidence.model import Invocation, iso
 from probes.pipeline.plan import Hooks
-from probes.runner.contract import HOOK_SENTINEL, ModelLogEntry
+from probes.runner.contract import HOOK_SENTINEL, HookEntry, ModelLogEntry
 from probes.runner.evaluations import AGENT_TOOL
 from probes.runner.evaluations import payload as payload_of_text
+
+
+def no_process(key: str, entry: HookEntry | None, t0: float, began: float, ended: float | None, **fields: Any) -> Invocation:
+    """An invocation of a hook that is no process of its own (no pid, argv, env or exit):
+    begun at `began`, ended at `ended` (None: never), with the given fields."""
+    return Invocation(
+        event=entry["event"] if entry else key,
+        canonical_event=entry["canonical"] if entry else key,
+        argv=[],
+        cwd="",
+        cwd_relative="",
+        config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
+        env={},
+        pid=0,
+        started_at=iso(began) or "",
+        start_offset_s=round(began - t0, 3),
+        ended_at=iso(ended),
+        gone_offset_s=round(ended - t0, 3) if ended else None,
+        duration_s=round(ended - began, 3) if ended else None,
+        exit_code=None,
+        killed_by_signal=None,
+        killed_by=None,
+        signals_received=[],
+        first_signal_offset_s=None,
+        stderr=None,
+        **fields,
+    )
 
 
 def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invocation]:
@@ -49,30 +77,14 @@ def evaluations(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invoc
             agents[key] = (len(out), r["t"])
         asked = next((m["text"] for m in reversed(r["messages"]) if m["role"] == "user" and HOOK_SENTINEL + key in m["text"]), "")
         out.append(
-            Invocation(
-                event=entry["event"] if entry else key,
-                canonical_event=entry["canonical"] if entry else key,
+            no_process(
+                key,
+                entry,
+                t0,
+                r["t"],
+                ended,
                 payload=r.get("hook_payload") if http else payload_of_text(asked, key),
-                stdin_raw=None,
-                stdin_eof=None,
-                argv=[],
-                cwd="",
-                cwd_relative="",
-                config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
-                env={},
-                pid=0,
-                started_at=iso(r["t"]) or "",
-                start_offset_s=round(r["t"] - t0, 3),
-                ended_at=iso(ended),
-                gone_offset_s=round(ended - t0, 3) if ended else None,
-                duration_s=round(ended - r["t"], 3) if ended else None,
-                exit_code=None,
-                killed_by_signal=None,
-                killed_by=None,
-                signals_received=[],
-                first_signal_offset_s=None,
                 output=output,
-                stderr=None,
                 handler_type="http" if http else "agent" if agent else "prompt",
                 http={"status": reply.get("status"), "headers": r.get("headers") or {}} if http else None,
             )

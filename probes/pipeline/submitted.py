@@ -6,7 +6,8 @@ it; the CLI may put its own context before it, e.g. Copilot's <current_datetime>
 
 from __future__ import annotations
 
-from probes.evidence.model import Invocation, iso
+from probes.evidence.model import Invocation
+from probes.pipeline.answered import no_process
 from probes.pipeline.plan import Hooks
 from probes.runner.contract import HOOK_SENTINEL, ModelLogEntry
 
@@ -32,28 +33,14 @@ def submissions(log: list[ModelLogEntry], hooks: Hooks, t0: float) -> list[Invoc
             alone = bool(held) and held[-1] == users[-1]
             for _ in held:
                 out.append(
-                    Invocation(
-                        event=entry["event"] if entry else key,
-                        canonical_event=entry["canonical"] if entry else key,
+                    no_process(
+                        key,
+                        entry,
+                        t0,
+                        r["t"],
+                        r["t"],
                         payload=None,
-                        argv=[],
-                        cwd="",
-                        cwd_relative="",
-                        config_index=int(key.split("-")[0]) if key[:1].isdigit() else None,
-                        env={},
-                        pid=0,
-                        started_at=iso(r["t"]) or "",
-                        start_offset_s=round(r["t"] - t0, 3),
-                        ended_at=iso(r["t"]),
-                        gone_offset_s=round(r["t"] - t0, 3),
-                        duration_s=0.0,
-                        exit_code=None,
-                        killed_by_signal=None,
-                        killed_by=None,
-                        signals_received=[],
-                        first_signal_offset_s=None,
                         output=reply.get("text") if alone else None,
-                        stderr=None,
                         handler_type="prompt",
                     )
                 )
