@@ -31,9 +31,20 @@ def expected(spec: str, recipe: str) -> str:
 LONG_S = 60  # a slow recipe longer than this runs nightly and on demand (pytest -m long), not in every CI run
 
 
+def beyond_command(name: str) -> bool:
+    """A recipe of another handler type than the instrumented command, or with handler fields:
+    each kind is run end to end by test_hook_kinds.py and test_hook_fields.py in every CI run;
+    their pinned re-runs here go to the nightly (pytest -m catalog), so CI stays well under 30
+    minutes as the catalog grows."""
+    hooks = RECIPES[name].hooks
+    handlers = [h for hook in hooks for h in (hook.handler.values() if isinstance(hook.handler, dict) else [hook.handler])]
+    return any(h.type != "command" or h.fields() for h in handlers)
+
+
 def case(spec: str, name: str):
     long = RECIPES[name].slow and RECIPES[name].budget_s > LONG_S
-    return pytest.param(spec, name, marks=[pytest.mark.long] if long else [])
+    marks = [*([pytest.mark.long] if long else []), *([pytest.mark.catalog] if beyond_command(name) else [])]
+    return pytest.param(spec, name, marks=marks)
 
 
 CASES = [case(spec, name) for spec in SPECS for name, r in sorted(RECIPES.items()) if spec.split("@")[0] in r.agents]
