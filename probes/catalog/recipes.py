@@ -56,6 +56,9 @@ class Recipe(Strict):
     watch_files: list[str] = Field(default_factory=list)  # more side effects to time
     claims: list[Claim] = Field(default_factory=list)
     slow: bool = False  # waits out a long default: left out of the repeated-run tests
+    core: bool = (
+        False  # a core question (hang, crash, exit codes, deny, payload, context, stop loop): CI runs it on every pinned version
+    )
     surface: Literal["command", "extension"] = "command"  # command hooks, or an SDK extension's handlers
     compare_with: str | None = None  # the recipe asking the same question on the other surface
     mode: Literal["prompt", "interactive"] = "prompt"  # -p, or a terminal session a person drives
@@ -365,6 +368,12 @@ def load_all() -> dict[str, Recipe]:
         if r.compare_with and r.compare_with not in recipes:
             raise InputError(f"{where}: compare_with names {r.compare_with!r}, which does not exist")
     return recipes
+
+
+def core_names(recipes: Mapping[str, Recipe]) -> set[str]:
+    """The core recipes and every control they name: what CI runs on each pinned version."""
+    core = {n for n, r in recipes.items() if r.core}
+    return core | {c for n in core for a in recipes[n].agents if (c := recipes[n].control_for(a))}
 
 
 def get(name: str) -> Recipe:

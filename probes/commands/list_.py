@@ -9,7 +9,7 @@ import json
 from tabulate import tabulate
 
 from probes.agents import AGENTS, CANONICAL_EVENTS
-from probes.catalog.recipes import Recipe, load_all
+from probes.catalog.recipes import Recipe, core_names, load_all
 from probes.catalog.setup import DIMENSIONS, values
 from probes.classify import CLASSIFIERS
 from probes.commands.options import add_json
@@ -23,6 +23,7 @@ def add_arguments(ls: argparse.ArgumentParser) -> None:
     ls.add_argument("--setups", action="store_true", help="each agent's setup values (--setup KEY=VALUE), defaults first")
     ls.add_argument("--agent", help="only the recipes that run on AGENT")
     ls.add_argument("--event", help="only the recipes that hook canonical event EVENT (pre_tool, stop, ...)")
+    ls.add_argument("--core", action="store_true", help="only the core recipes (and their controls): what every agent answers")
     ls.add_argument("--wide", action="store_true", help="the full table, however wide (as when piped)")
 
 
@@ -39,6 +40,8 @@ def handle(args: argparse.Namespace) -> int:
         for r in load_all().values()
         if (agent is None or agent in r.agents) and (args.event is None or args.event in r.canonical_events())
     ]
+    if args.core:
+        recipes = [r for r in recipes if r.name in core_names(load_all())]
     if args.json:
         rows = [
             {
@@ -47,6 +50,7 @@ def handle(args: argparse.Namespace) -> int:
                 "agents": r.agents,
                 "events": r.canonical_events(),
                 "hook_types": r.hook_types(),
+                "core": r.core,
                 "control": r.control,
                 "control_of": r.control_of,
                 "classifier": r.classifier,

@@ -1,5 +1,7 @@
 """The real CLIs, installed from npm by the harness, against the scripted model: every
-shipped recipe and control, on Copilot 1.0.92, 1.0.80 and 1.0.71 and Claude Code 2.1.328."""
+shipped recipe and control, on Copilot 1.0.92, 1.0.80 and 1.0.71 and Claude Code 2.1.328.
+Every CI run re-runs the core recipes on each pinned version and every command recipe on the
+newest pinned ones; the rest runs nightly (pytest -m catalog)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,15 @@ import json
 
 import pytest
 
-from probes.catalog.recipes import load_all
+from probes.catalog.recipes import core_names, load_all
 from tests.helpers import CLAUDE, COPILOT, COPILOT_OLD, COPILOT_OLDER, ROOT, probe_cmd
 
 pytestmark = pytest.mark.real
 
 RECIPES = load_all()
 SPECS = (COPILOT, COPILOT_OLD, COPILOT_OLDER, CLAUDE)
+CORE_ONLY = (COPILOT_OLD, COPILOT_OLDER)  # in every CI run, only the core recipes: the rest nightly
+CORE = core_names(RECIPES)
 
 RESULTS = ROOT / "results"
 
@@ -43,7 +47,8 @@ def beyond_command(name: str) -> bool:
 
 def case(spec: str, name: str):
     long = RECIPES[name].slow and RECIPES[name].budget_s > LONG_S
-    marks = [*([pytest.mark.long] if long else []), *([pytest.mark.catalog] if beyond_command(name) else [])]
+    nightly = beyond_command(name) or (spec in CORE_ONLY and name not in CORE)
+    marks = [*([pytest.mark.long] if long else []), *([pytest.mark.catalog] if nightly else [])]
     return pytest.param(spec, name, marks=marks)
 
 
