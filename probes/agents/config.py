@@ -107,16 +107,39 @@ class HookSource:
 
 @dataclass
 class UserEntry:
-    """One command hook of a user's config, and where in the parsed file it sits, so that
-    its command can be rewritten in place."""
+    """One hook of a user's config, and where in the parsed file it sits, so that its command
+    (or, for a hook of another type, its prompt or URL) can be rewritten in place."""
 
     source: str  # the file, relative to the repository root
     native: str  # the event key as written
     matcher: str | None
     timeout_s: float | None
-    command: str
+    command: str  # a command hook's command; another type's subject (HANDLER_SUBJECT)
     holder: dict[str, Any]  # the entry object that holds the command
-    command_key: str
+    command_key: str  # the key holding `command` ("" for an mcp_tool hook: server and tool)
+    type: str = "command"  # its handler type as written: command, prompt, agent, http, mcp_tool, ...
+
+
+# What names a hook of another type, the key that holds it (a hook without it is refused).
+HANDLER_SUBJECT = {"prompt": "prompt", "agent": "prompt", "http": "url"}
+
+
+def other_entry(entry: dict[str, Any], kind: Any, where: str) -> tuple[str, str, str]:
+    """A hook that is no command: (type, what names it, the key holding that). One line when
+    the type is not a string or the field that names it is missing."""
+    if not isinstance(kind, str):
+        raise InputError(f'{where} has a hook whose "type" is not a string')
+    if kind == "mcp_tool":
+        server, tool = entry.get("server"), entry.get("tool")
+        if not isinstance(server, str) or not isinstance(tool, str):
+            raise InputError(f'{where} has an mcp_tool hook without "server" and "tool"')
+        return kind, f"{server}/{tool}", ""
+    key = HANDLER_SUBJECT.get(kind)
+    if key is None:  # a type the harness does not know: named by its type, reported as not judged
+        return kind, kind, ""
+    if not isinstance(entry.get(key), str):
+        raise InputError(f'{where} has {"an" if kind in ("agent", "http") else "a"} {kind} hook without "{key}"')
+    return kind, entry[key], key
 
 
 def _timeout(value: Any, unit_s: float) -> float | None:
@@ -124,8 +147,9 @@ def _timeout(value: Any, unit_s: float) -> float | None:
 
 
 def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
-    """The command hooks of one parsed config file, in file order. A shape the agent cannot
-    read is one line naming the file; entries of other types (prompt, http) are left alone."""
+    """The hooks of one parsed config file, in file order: command hooks, and hooks of other
+    types (prompt, agent, http, mcp_tool) with their `type`. A shape the agent cannot read is
+    one line naming the file."""
     if not isinstance(data, dict):
         raise InputError(f"{label}: expected a JSON object at the top")
     hooks = data.get("hooks", {})
@@ -152,7 +176,12 @@ def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
                     raise InputError(
                         f'{label}: hooks.{event}[{n}] has a hook without "type": "command", which this agent does not read'
                     )
+                where = f"{label}: hooks.{event}[{n}]"
                 if entry.get("type", "command") != "command":
+                    kind, subject, subject_key = other_entry(entry, entry.get("type"), where)
+                    timeout_s = _timeout(entry.get(source.timeout_key), source.timeout_unit_s)
+                    m = matcher if isinstance(matcher, str) else None
+                    out.append(UserEntry(label, event, m, timeout_s, subject, entry, subject_key, kind))
                     continue
                 key = next((k for k in source.command_keys if isinstance(entry.get(k), str)), None)
                 if key is None:

@@ -1,7 +1,8 @@
 """`probe check`: a user's own hooks through the real CLI, prepared for the one pipeline.
 
 command.py    the input checked, each version checked, the report printed
-config.py     the user's hook configs read, each command hook as the check installs it
+config.py     the user's hook configs read, each hook as the check installs it
+kinds.py      hooks that are no command (prompt, agent, http, mcp_tool): answered in the user's place
 workspace.py  the user's folder copied, hooks kept or neutral, the shells watched
 session.py    one session through the pipeline, and what it left (steps, records, changes)
 verdicts.py   each hook's verdict from its records and the session against the control

@@ -52,7 +52,7 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
     """Every hook config file the agent reads in `folder`, parsed; one line naming the file
     when one cannot be read, or when there is none. Bounded: HOOK_CONFIGS_MAX files, each a
     regular file (not a link, FIFO or device) of at most HOOK_CONFIG_MAX_BYTES, JSON no deeper
-    than JSON_MAX_DEPTH, HOOKS_PER_CONFIG_MAX command hooks in one and HOOKS_MAX in all."""
+    than JSON_MAX_DEPTH, HOOKS_PER_CONFIG_MAX hooks in one and HOOKS_MAX in all."""
     if not folder.is_dir():
         raise InputError(f"--hooks {folder}: not a directory")
     found: list[ConfigFile] = []
@@ -69,14 +69,14 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
             if any(e.timeout_s is not None and not math.isfinite(e.timeout_s) for e in entries):
                 raise InputError(f"{label}: a timeout that is not a finite number")
             if len(entries) > HOOKS_PER_CONFIG_MAX:
-                raise InputError(f"{label}: {len(entries)} command hooks, over the limit of {HOOKS_PER_CONFIG_MAX} in one file")
+                raise InputError(f"{label}: {len(entries)} hooks, over the limit of {HOOKS_PER_CONFIG_MAX} in one file")
             found.append(ConfigFile(source, path, label, data, entries))
     total = sum(len(c.entries) for c in found)
     if total > HOOKS_MAX:
-        raise InputError(f"--hooks {folder}: {total} command hooks in all, over the limit of {HOOKS_MAX}")
+        raise InputError(f"--hooks {folder}: {total} hooks in all, over the limit of {HOOKS_MAX}")
     if not total:
         where = " or ".join(s.pattern for s in sources_of(agent))
-        raise InputError(f"--hooks {folder}: no command hook for {agent.name} (looked in {where})")
+        raise InputError(f"--hooks {folder}: no hook for {agent.name} (looked in {where})")
     return found
 
 
@@ -123,7 +123,7 @@ def scripts_named(command: str) -> list[str]:
 def check_scripts(folder: Path, configs: Sequence[ConfigFile]) -> None:
     for c in configs:
         for e in c.entries:
-            for rel in scripts_named(e.command):
+            for rel in scripts_named(e.command) if e.type == "command" else ():
                 if os.path.normpath(rel).split(os.sep)[0] == "..":
                     raise InputError(f"{c.label}: {e.native} hook runs {rel}, outside {folder}: the check copies the folder only")
                 if not (folder / rel).exists():
@@ -135,6 +135,27 @@ def canonical_of(agent: Agent, native: str) -> str | None:
         for c in CANONICAL_EVENTS:
             if agent.native_event(c, casing) == native:
                 return c
+    return None
+
+
+# The handler types the check answers in place of the user's model, URL or MCP server (check/kinds.py).
+ANSWERED_TYPES = ("prompt", "agent", "http", "mcp_tool")
+# A type an agent runs only where the check cannot drive it: why, said in the hook's report line.
+NOT_DRIVEN = {
+    ("copilot", "prompt"): "Copilot CLI runs prompt hooks (sessionStart) only in interactive sessions (its hooks "
+    "reference), and the check plays a -p session: not judged, left as written",
+}
+
+
+def not_judged(agent: Agent, kind: str) -> str | None:
+    """Why the check cannot judge a hook of this handler type on this agent (None: it can)."""
+    if kind == "command":
+        return None
+    if (agent.name, kind) in NOT_DRIVEN:
+        return NOT_DRIVEN[agent.name, kind]
+    if kind not in ANSWERED_TYPES or kind not in agent.handler_types:
+        known = ", ".join(sorted(agent.handler_types))
+        return f"{agent.name} runs no {kind} hooks that the harness knows of (it knows: {known}): not judged, left as written"
     return None
 
 
@@ -151,16 +172,34 @@ class Configured:
     command: str
     matchers: str = "full"  # how the agent reads its matcher (HookSource.matchers)
     matcher_names: tuple[tuple[str, str], ...] = ()  # the agent's tool -> its name in this file's matchers
+    type: str = "command"  # its handler type; for another than command, `command` is its prompt, URL or server/tool
+    mcp: tuple[str, str] | None = None  # an mcp_tool hook's server and tool
+    why_not: str | None = None  # why the check does not judge it (not_judged): it is left as written
 
 
 def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
     out: list[Configured] = []
     for c in configs:
         for e in c.entries:
-            key = f"{len(out)}-{re.sub(r'[^A-Za-z0-9_]', '_', e.native)[:40]}"
+            # lower case: a prompt hook's key is read back from its text (runner/evaluations.py KEY)
+            key = f"{len(out)}-{re.sub(r'[^a-z_]', '_', e.native.lower())[:40]}"
             canonical = canonical_of(agent, e.native)
             src = c.source
+            mcp = (str(e.holder["server"]), str(e.holder["tool"])) if e.type == "mcp_tool" else None
             out.append(
-                Configured(key, e.source, e.native, canonical, e.matcher, e.timeout_s, e.command, src.matchers, src.matcher_names)
+                Configured(
+                    key,
+                    e.source,
+                    e.native,
+                    canonical,
+                    e.matcher,
+                    e.timeout_s,
+                    e.command,
+                    src.matchers,
+                    src.matcher_names,
+                    e.type,
+                    mcp,
+                    not_judged(agent, e.type),
+                )
             )
     return out

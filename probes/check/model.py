@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-Verdict = Literal["not-fired", "effective", "passive", "ignored", "broken", "undecided"]
+Verdict = Literal["not-fired", "effective", "passive", "ignored", "broken", "undecided", "not-judged"]
 PASSING: frozenset[str] = frozenset({"effective", "passive"})
+NOT_JUDGED = "not-judged"  # a hook the check cannot run as its agent would (its reason says why): --strict lets it pass
 
 
 class StepReport(TypedDict):
@@ -22,7 +23,8 @@ class HookReport(TypedDict):
     event: str  # as configured
     canonical: str | None
     matcher: str | None
-    command: str
+    command: str  # a command hook's command; for another type: its prompt, its URL, or SERVER/TOOL
+    type: str  # its handler type: command, prompt, agent, http, mcp_tool
     fired: int  # invocations
     exit_code: int | None  # the last invocation's
     decision: str | None  # what it answered: deny, block, rewrite, context, text, malformed-json, exit N
@@ -30,6 +32,9 @@ class HookReport(TypedDict):
     treated: str | None  # how the CLI treated a broken or ignored hook: fail-open, fail-closed
     reason: str
     expected: bool  # the scenario exercises its event (and its matcher matches a tool used)
+    changed: NotRequired[str]  # what the check changed in its copy, or put in the user's place, for this hook
+    payload: NotRequired[object]  # a prompt, agent, http or mcp_tool hook's: the last invocation's event JSON
+    delivery: NotRequired[object]  # an http hook's: {status, headers} of the last delivery (secret values redacted)
 
 
 class Expectation(TypedDict):

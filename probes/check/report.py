@@ -19,7 +19,13 @@ from probes.progress import ON
 
 def hook_name(h: HookReport) -> str:
     """A hook as a person names it: the script its command runs (the whole path, relative to
-    the folder), else the command; with its event and matcher."""
+    the folder), else the command; a hook of another type by its type and its prompt, URL or
+    server/tool; with its event and matcher."""
+    kind = h.get("type", "command")  # a report of a release before hook types has none
+    if kind != "command":
+        said = " ".join(h["command"].split())
+        what = f"{kind} {said if len(said) <= 40 else said[:37] + '...'}"
+        return f"{what} ({h['event']}" + (f" [{h['matcher']}])" if h["matcher"] else ")")
     scripts = scripts_named(h["command"])
     path = re.search(r"(?:[\w.-]+/)+[\w.-]+", h["command"])  # behind a "$(git rev-parse ...)"/ too
     what = scripts[0].removeprefix("./") if scripts else path.group() if path else h["command"]
@@ -40,9 +46,19 @@ def summary(hooks: Sequence[HookReport]) -> str:
     counts: dict[str, int] = {}
     for h in hooks:
         counts[h["verdict"]] = counts.get(h["verdict"], 0) + 1
-    order = ["effective", "passive", "ignored", "broken", "undecided", "not-fired"]
+    order = ["effective", "passive", "ignored", "broken", "undecided", "not-fired", "not-judged"]
     parts = [f"{counts[v]} {v}" for v in order if v in counts]
     return f"{len(hooks)} hook{'' if len(hooks) == 1 else 's'}: {', '.join(parts)}"
+
+
+def changed_lines(report: Report) -> list[str]:
+    """Per hook, whole: what the check changed in its copy or answered in the user's place, or
+    why it does not judge it."""
+    return [
+        f"  {hook_name(h)}: {h.get('changed') or h['reason']}"
+        for h in report["hooks"]
+        if h.get("changed") or h["verdict"] == "not-judged"
+    ]
 
 
 def expectation_lines(report: Report) -> list[str]:
@@ -62,7 +78,8 @@ def table(report: Report) -> str:
     rows = [(hook_name(h), shown(h), short(h["reason"])) for h in report["hooks"]]
     head = f"{report['agent']} {report['version'] or 'unknown version'}, scenario {report['scenario']}: {steps or 'no tool step'}"
     body = tabulate(rows, headers=["hook", "verdict", "reason"])
-    return "\n".join([head, body, *expectation_lines(report), summary(report["hooks"]), f"evidence: {report['evidence']}"])
+    lines = [head, body, *changed_lines(report), *expectation_lines(report), summary(report["hooks"])]
+    return "\n".join([*lines, f"evidence: {report['evidence']}"])
 
 
 def versions_table(reports: Sequence[Report]) -> str:
@@ -82,7 +99,7 @@ def versions_table(reports: Sequence[Report]) -> str:
         differ = differ or bool(mark)
         rows.append((f"{mark}{e['command']!r} expected {e['expect']}", *cells))
     head = f"{first['agent']} {', '.join(columns)}, scenario {first['scenario']}"
-    lines = [head, tabulate(rows, headers=["hook", *columns])]
+    lines = [head, tabulate(rows, headers=["hook", *columns]), *changed_lines(first)]
     lines.append("* differs between versions" if differ else "the same on every version")
     lines += [f"{c}: {summary(r['hooks'])}" for c, r in zip(columns, reports, strict=True)]
     return "\n".join(lines)

@@ -15,7 +15,9 @@ from probes.backends import BACKENDS
 from probes.catalog.recipes import ResolvedRecipe
 from probes.catalog.scenarios import Scenario
 from probes.catalog.setup import default as setup_default
+from probes.check import kinds
 from probes.check.config import ConfigFile, Configured
+from probes.check.kinds import judged, receiver
 from probes.check.model import StepReport
 from probes.check.workspace import lay_out, watch_shells
 from probes.errors import HarnessError
@@ -27,7 +29,7 @@ from probes.pipeline.redact import redact
 from probes.pipeline.rundirs import RunDirs
 from probes.pipeline.steps import Prepared
 from probes.runner import untrusted
-from probes.runner.contract import HookEntry
+from probes.runner.contract import HOOK_SENTINEL, HookEntry
 
 CHANGE_KEPT = 4000  # characters kept of a file the session wrote (an audit log)
 
@@ -169,14 +171,25 @@ def recipe_of(agent: Agent, scenario: Scenario, variant: str) -> ResolvedRecipe:
     )
 
 
-def hooks_of(hooks: Sequence[Configured], control: bool) -> Hooks:
+def registration(h: Configured, kept: bool) -> Registration:
+    """A hook as the pipeline registers one: a kept prompt, agent or http hook with its type,
+    its prompt as the check's copy asks it, its URL the receiver (collect reads its answers)."""
+    if not kept or not judged(h):
+        return Registration(h.key, h.native, h.command, h.timeout_s, h.matcher)
+    prompt = f"{HOOK_SENTINEL}{h.key} {h.command}" if h.type in ("prompt", "agent") else None
+    url = receiver(h.key) if h.type == "http" else None
+    return Registration(h.key, h.native, "", h.timeout_s, h.matcher, None, h.type, prompt, url)
+
+
+def hooks_of(hooks: Sequence[Configured], keep: set[str] | None, files: Sequence[Path] = (), argv: Sequence[str] = ()) -> Hooks:
     """The user's hooks as the pipeline registers hooks: what collect reads each record as
-    (the shim names each by its key). The control registers none."""
-    if control:
+    (the shim names each by its key), the config files the check wrote (an http hook's URL's
+    port is filled in there), what starts an mcp_tool hook's server. The control registers none."""
+    if keep is None:
         return Hooks([], {})
-    regs = [Registration(h.key, h.native, h.command, h.timeout_s, h.matcher) for h in hooks]
+    regs = [registration(h, h.key in keep) for h in hooks]
     sidecar = {h.key: HookEntry(event=h.native, canonical=h.canonical or h.native, behavior={}) for h in hooks}
-    return Hooks(regs, sidecar)
+    return Hooks(regs, sidecar, argv=tuple(argv), files=tuple(files))
 
 
 def run_session(
@@ -203,10 +216,12 @@ def run_session(
 
     def prepare(run: RunDirs) -> Prepared:
         prefix = steps.install(backend, agent, version, recipe, run)
-        lay_out(run.workspace, folder, configs, hooks, keep, scenario)
+        written = lay_out(run.workspace, folder, configs, hooks, keep, scenario)
         shells, launcher = watch_shells(run, backend.python(), hooks, keep or set())
+        mcp = kinds.mcp_servers(agent, run, backend.python(), hooks, keep or set())
         before.update(workspace_files(run.workspace))
-        ready = steps.plan(backend, agent, requested, version, recipe, prefix, hooks_of(hooks, keep is None), run)
+        ready = steps.plan(backend, agent, requested, version, recipe, prefix, hooks_of(hooks, keep, written, mcp), run)
+        ready.plan["hook_answers"] = kinds.answers(hooks, keep or set())  # in the user's model's and URL's place
         jail = ready.plan.get("jail")
         if jail and watch:
             jail["shells"], jail["wrapper"] = shells, launcher

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from probes.catalog.scenarios import Scenario
+from probes.check import kinds
 from probes.check.config import Configured
-from probes.check.model import PASSING, Expectation, HookReport
+from probes.check.model import NOT_JUDGED, PASSING, Expectation, HookReport
 from probes.check.report import short
 from probes.check.session import Session
 
@@ -156,6 +157,7 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         "canonical": h.canonical,
         "matcher": h.matcher,
         "command": h.command,
+        "type": h.type,
         "fired": len(invs),
         "exit_code": invs[-1].get("exit_code") if invs else None,
         "decision": None,
@@ -164,6 +166,8 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         "reason": "",
         "expected": expected,
     }
+    if h.type != "command":
+        return other_verdict(h, scenario, hooked, report, invs)
     if not invs:
         path = re.search(r"(?:[\w.-]+/)+[\w.-]+", h.command)
         unseen = next((c for c in hooked.shells if path and path.group() in c), None) if h.canonical else None
@@ -222,6 +226,28 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
     return report
 
 
+def other_verdict(
+    h: Configured, scenario: Scenario, hooked: Session, report: HookReport, invs: list[dict[str, Any]]
+) -> HookReport:
+    """A hook of another type than command: not judged (why), else fired or not, earned as a
+    command's is, with who answered it in the user's place (the check) and what the check
+    changed for it, in its line. The check's answers change nothing: it is `passive` when it
+    fired."""
+    if h.why_not is not None:
+        settle(report, NOT_JUDGED, h.why_not)
+        return report
+    report["changed"] = kinds.changed(h) or ""
+    report["payload"] = invs[-1].get("payload") if invs else None
+    if h.type == "http":  # status and headers, secret values redacted as every record's are
+        report["delivery"] = invs[-1].get("http") if invs else None
+    if not invs:
+        report["reason"] = not_fired_why(h, scenario, hooked, report["expected"])
+        return report
+    times = f"{len(invs)} time{'' if len(invs) == 1 else 's'}"
+    settle(report, "passive", f"fired {times}: {kinds.answered(h)} (nothing to change)")
+    return report
+
+
 def against(session: Session, control: Session) -> None:
     """Each step of `session` beside the control's."""
     for s, c in zip(session.steps, control.steps, strict=False):
@@ -229,9 +255,9 @@ def against(session: Session, control: Session) -> None:
 
 
 def ok(h: HookReport) -> bool:
-    """What --strict accepts: effective or passive, or not fired where the scenario does not
-    exercise the hook."""
-    return h["verdict"] in PASSING or (h["verdict"] == "not-fired" and not h["expected"])
+    """What --strict accepts: effective or passive, not fired where the scenario does not
+    exercise the hook, or not judged (the check cannot run it as its agent would: said why)."""
+    return h["verdict"] in PASSING or h["verdict"] == NOT_JUDGED or (h["verdict"] == "not-fired" and not h["expected"])
 
 
 def expectations_of(scenario: Scenario, expect: Sequence[str], hooked: Session) -> list[Expectation]:

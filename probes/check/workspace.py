@@ -14,6 +14,7 @@ from pathlib import Path
 from probes.agents.config import user_entries, write_json
 from probes.catalog.scenarios import Scenario
 from probes.check.config import EXPANDED_VARS, ConfigFile, Configured
+from probes.check.kinds import judged, rewrite
 from probes.errors import InputError
 from probes.pipeline.rundirs import RunDirs
 from probes.runner.contract import ShimConfig, ShimEntry
@@ -113,20 +114,31 @@ NEUTRAL = "cat >/dev/null"  # a hook left out of an isolating session: reads its
 WATCHED_SHELLS = ("/bin/sh", "/bin/bash")  # what every CLI starts hooks and tool commands with
 
 
-def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequence[Configured], keep: set[str]) -> None:
+def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequence[Configured], keep: set[str]) -> list[Path]:
     """A session in which only the hooks in `keep` run: the user's config files rewritten
-    with every other hook's command a neutral one (the rest of each file as written). With
-    every hook kept the copied files stay byte for byte the user's."""
-    if keep == {h.key for h in hooks}:
-        return
-    n = 0
+    with every other hook a neutral command (the rest of each file as written), and each kept
+    prompt, agent or http hook pointed at what answers it in the user's place (kinds.rewrite).
+    With every hook kept and none of those, the copied files stay byte for byte the user's.
+    The files it wrote."""
+    pointed = {h.key for h in hooks if h.key in keep and judged(h) and h.type in ("prompt", "agent", "http")}
+    if keep == {h.key for h in hooks} and not pointed:
+        return []
+    n, written = 0, []
     for c in configs:
         data = json.loads(json.dumps(c.data))  # a copy: the user's parsed file stays as read
         for e in user_entries(c.source, data, c.label):
-            if hooks[n].key not in keep:
+            h = hooks[n]
+            if h.key not in keep and e.type == "command":
                 e.holder[e.command_key] = NEUTRAL
+            elif h.key not in keep:  # a hook of another type: a neutral command in its place
+                e.holder.clear()
+                e.holder.update({"type": "command", c.source.command_keys[0]: NEUTRAL})
+            elif h.key in pointed:
+                rewrite(e.holder, h)
             n += 1
         write_json(workspace / c.label, data)
+        written.append(workspace / c.label)
+    return written
 
 
 def lay_out(
@@ -136,19 +148,21 @@ def lay_out(
     hooks: Sequence[Configured],
     keep: set[str] | None,
     scenario: Scenario,
-) -> None:
-    """A session's workspace: the user's folder, with the hooks in `keep` as written and the
-    others neutral, or without its hook configs (`keep` None: the control); then the
-    scenario's files."""
+) -> list[Path]:
+    """A session's workspace: the user's folder, with the hooks in `keep` as written (or
+    answered in the user's place: install_hooks) and the others neutral, or without its hook
+    configs (`keep` None: the control); then the scenario's files. The config files it wrote."""
     copy_folder(folder, workspace)
+    written = []
     if keep is None:  # the control: the same files, no hook config
         for c in configs:
             (workspace / c.label).unlink()
     else:
-        install_hooks(workspace, configs, hooks, keep)
+        written = install_hooks(workspace, configs, hooks, keep)
     for rel, content in scenario.files.items():
         (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
         (workspace / rel).write_text(content)
+    return written
 
 
 def watch_shells(run: RunDirs, python: str, hooks: Sequence[Configured], keep: set[str]) -> tuple[dict[str, str], str]:
@@ -171,7 +185,8 @@ def watch_shells(run: RunDirs, python: str, hooks: Sequence[Configured], keep: s
     launcher.chmod(0o755)
     by_command: dict[str, list[ShimEntry]] = {}
     for h in hooks:
-        if h.key in keep:  # as written, and as a CLI that expands its project variable itself passes it (Gemini)
+        # as written, and as a CLI that expands its project variable itself passes it (Gemini)
+        if h.key in keep and h.type == "command":
             for command in dict.fromkeys([h.command, EXPANDED_VARS.sub(str(run.workspace).replace("\\", "\\\\"), h.command)]):
                 by_command.setdefault(command, []).append(ShimEntry(key=h.key, event=h.native))
     config = ShimConfig(records=str(run.records), log=str(run.records / "shells.jsonl"), real=real, hooks=by_command)

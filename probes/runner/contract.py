@@ -35,6 +35,7 @@ class HookAnswer(TypedDict, total=False):
     seconds: float  # answered after this long
     hang: bool  # never answered: the request is held until the run ends
     tool_turns: list["ScriptStep"]  # agent: the sub-agent's tool calls before its verdict
+    turn_seconds: float  # agent: each tool call sent this late
 
 
 # ---------------------------------------------------------------- the plan
@@ -351,3 +352,4 @@ class McpConfig(TypedDict):
     records: str
     hooks: dict[str, McpHook]  # a hook's key (its input's probe_key) -> entry
     tools: dict[str, HookAnswer]  # a tool the model calls (probe_tool) -> its answer
+    offered: NotRequired[dict[str, dict[str, str]]]  # probe check: a user's server name -> its tool -> the hook's key

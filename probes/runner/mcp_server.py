@@ -1,11 +1,12 @@
 """The probe's MCP server: one file, standard library only, copied into every run that has an
 mcp_tool hook or an MCP matcher; the CLI starts it from its MCP config (so it runs in the jail).
 
-    python3 mcp_server.py
+    python3 mcp_server.py [NAME]
 
 Newline-delimited JSON-RPC 2.0 on stdin/stdout (MCP's stdio transport): initialize (the client's
 protocolVersion echoed), notifications/initialized, tools/list (`record`, which mcp_tool hooks
-call, and `probe_tool`, which the scripted model calls), tools/call. Its sidecar mcp.json
+call, and `probe_tool`, which the scripted model calls; and, started as NAME, the tools mcp.json
+`offered` under NAME: probe check's stand-in for a user's server), tools/call. Its sidecar mcp.json
 beside it (McpConfig) says where records go and what each call answers: a hook by the
 `probe_key` its input carries, the model's call by the tool's name. Each call leaves a record
 as hook.py's (records/<ns>-<pid>.json, written atomically, handler_type "mcp_tool" for a hook's
@@ -67,10 +68,15 @@ def body_of(answer: HookAnswer) -> str:
     return body if isinstance(body, str) else json.dumps(body)
 
 
+def offered(config: McpConfig) -> dict[str, str]:
+    """The tools this server offers as a user's server (the name it was started as): tool -> hook key."""
+    return config.get("offered", {}).get(sys.argv[1], {}) if len(sys.argv) > 1 else {}
+
+
 def call(config: McpConfig, params: dict[str, Any]) -> dict[str, Any]:
     """A tools/call: recorded at once, answered as scripted (after `seconds`; never: `hang`)."""
     name, args = params.get("name", ""), params.get("arguments") or {}
-    key = str(args.get("probe_key", "")) if name == "record" else ""
+    key = str(args.get("probe_key", "")) if name == "record" else offered(config).get(name, "")
     hook = config["hooks"].get(key)
     if hook:
         rec = record(key, hook["event"], "mcp_tool", args, time.time())
@@ -121,7 +127,7 @@ def main() -> int:
         elif method == "tools/list":
             server["payload"].setdefault("tools_listed_at", now)
             server_path = save(config, server, server_path)
-            result = {"tools": TOOLS}
+            result = {"tools": [*TOOLS, *({"name": t, "description": t, "inputSchema": SCHEMA} for t in offered(config))]}
         elif method == "tools/call":
             result = call(config, params)
         elif method == "ping":

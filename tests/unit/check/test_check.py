@@ -45,7 +45,11 @@ def test_github_and_claude_layouts_are_read_in_file_order():
         }
     }
     entries = user_entries(CLAUDE_SRC, cl, "s.json")
-    assert [(e.command, e.matcher, e.timeout_s) for e in entries] == [("x", "Bash", None), ("y", None, 3.0)]
+    assert [(e.type, e.command, e.matcher, e.timeout_s) for e in entries] == [
+        ("command", "x", "Bash", None),
+        ("prompt", "p", "Bash", None),  # read with its type (check/kinds.py judges it)
+        ("command", "y", None, 3.0),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -109,7 +113,7 @@ def test_scripts_named_by_a_command():
 @pytest.mark.parametrize(
     "files, says",
     [
-        ({"README.md": "x"}, "no command hook for claude"),
+        ({"README.md": "x"}, "no hook for claude"),
         ({".claude/settings.json": "{not json"}, r".claude/settings.json:1: not valid JSON"),
         (
             {
