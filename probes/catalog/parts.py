@@ -80,6 +80,7 @@ class Verdict(Strict):
     seconds: float | None = Field(default=None, ge=0, le=3600)
     hang: bool = False
     tool_turns: list[Step] = []  # agent: the sub-agent's tool calls before its verdict
+    turn_seconds: float | None = Field(default=None, ge=0, le=600)  # agent: each tool call sent this late (a sub-agent at work)
 
 
 COMMAND_ONLY = ("read_stdin", "grandchild", "ignore_sigterm", "signal", "stdout_pad", "stderr")

@@ -148,7 +148,8 @@ def plan_reply(
         turns = (answer or {}).get("tool_turns") or []
         played = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
         if evaluations.AGENT_TOOL in schemas and played < len(turns):  # the sub-agent's tool calls first
-            return {**plan_reply({**body, "system": ""}, turns, tool_names=tool_names), "aux": True, "hook": key}
+            step = {**plan_reply({**body, "system": ""}, turns, tool_names=tool_names), "aux": True, "hook": key}
+            return {**step, "hold_s": answer["turn_seconds"]} if answer and answer.get("turn_seconds") else step
         return evaluations.reply(key, answer, schemas, body.get("messages") or [], texts.content_text(body.get("system")))
     schemas = tool_schemas(body)
     if not schemas:
