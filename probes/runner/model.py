@@ -148,8 +148,10 @@ def plan_reply(
         turns = (answer or {}).get("tool_turns") or []
         played = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
         if evaluations.AGENT_TOOL in schemas and played < len(turns):  # the sub-agent's tool calls first
-            step = {**plan_reply({**body, "system": ""}, turns, tool_names=tool_names), "aux": True, "hook": key}
-            return {**step, "hold_s": answer["turn_seconds"]} if answer and answer.get("turn_seconds") else step
+            sub_step: Reply = {**plan_reply({**body, "system": ""}, turns, tool_names=tool_names), "aux": True, "hook": key}
+            if answer and answer.get("turn_seconds"):
+                sub_step["hold_s"] = answer["turn_seconds"]
+            return sub_step
         return evaluations.reply(key, answer, schemas, body.get("messages") or [], texts.content_text(body.get("system")))
     schemas = tool_schemas(body)
     if not schemas:
