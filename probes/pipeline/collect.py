@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from probes import limits
+from probes.agents.base import Registration
 from probes.catalog.recipes import ResolvedRecipe
 from probes.classify import SENTINEL_RE, hook_texts
 from probes.errors import HarnessError
@@ -139,6 +140,14 @@ def parent_of(parent: Parent | None) -> dict[str, str] | None:
 
 
 RECORD_NAME = re.compile(r"\d{1,24}-\d{1,10}\.json")  # hook.py's and the shim's: <start ns>-<pid>.json
+
+
+def handler_of(r: Registration) -> dict[str, Any]:
+    """A registered hook's handler as the evidence says it: its type, a prompt hook's prompt
+    (http and mcp_tool: null, as recorded since they came), and the fields written."""
+    if r.handler_type == "command":
+        return {"type": "command", **r.fields}
+    return {"type": r.handler_type, "prompt": r.prompt, **r.fields}
 
 
 def collect_invocations(run: RunDirs, hooks: Hooks, result: Result) -> tuple[list[Invocation], list[str]]:
@@ -284,8 +293,8 @@ def collect(
             "matcher": r.matcher,
             "raw": r.raw,
             "behavior": hooks.sidecar[r.key]["behavior"],
-            # a handler other than the instrumented command (absent: a record keeps its bytes)
-            **({"handler": {"type": r.handler_type, "prompt": r.prompt, **r.fields}} if r.handler_type != "command" else {}),
+            # a handler other than the plain instrumented command (absent: a record keeps its bytes)
+            **({"handler": handler_of(r)} if r.handler_type != "command" or r.fields else {}),
             **({"answer": answers[r.key]} if r.key in answers else {}),
         }
         for r in hooks.registrations
