@@ -1,0 +1,69 @@
+"""A version's surface: installed with the harness's own installer (cached), read by its
+agent's reader and its --help, and kept beside the install (cache_root()/surface/AGENT/
+VERSION-READER.json) so that reading it again costs nothing. READER is a digest of this
+package's code: a changed reader reads again."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from probes.agents import Agent
+from probes.errors import InputError
+from probes.limits import BadFile, read_bounded
+from probes.surface import claude, codex, copilot, gemini
+from probes.surface.help import read_flags
+from probes.surface.model import Item, Surface, dedupe
+from probes.versions.prefixes import cache_root
+
+Reader = Callable[[Path], tuple[list[Item], list[str]]]
+READERS: dict[str, Reader] = {"claude": claude.read, "copilot": copilot.read, "gemini": gemini.read, "codex": codex.read}
+CACHE_MAX = 8 << 20  # one cached surface (Claude 2.1.332: ~100 KiB)
+
+
+@functools.cache
+def reader_digest() -> str:
+    """What the readers are: a digest of this package's sources."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def cache_path(agent: str, version: str) -> Path:
+    return cache_root() / "surface" / agent / f"{version}-{reader_digest()}.json"
+
+
+def read_installed(agent: Agent, version: str, prefix: Path) -> Surface:
+    """Read the install at `prefix` (no cache)."""
+    reader = READERS.get(agent.name)
+    if reader is None:
+        raise InputError(f"probe surface reads {', '.join(sorted(READERS))}; not {agent.name}")
+    items, notes = reader(prefix)
+    flag_items, flag_notes = read_flags(agent, prefix)
+    return Surface(agent=agent.name, version=version, items=dedupe(items + flag_items), notes=notes + flag_notes)
+
+
+def surface(agent: Agent, version: str, prefix: Path) -> Surface:
+    """The surface of `agent` at `version`, installed at `prefix`: from the cache, or read and
+    cached (written atomically: a concurrent reader sees the old file or the new one)."""
+    path = cache_path(agent.name, version)
+    try:
+        return Surface.model_validate_json(read_bounded(path, CACHE_MAX, follow=False))
+    except (BadFile, ValueError):
+        pass  # absent or unreadable: read it again
+    found = read_installed(agent, version, prefix)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(found.model_dump_json())
+    tmp.replace(path)
+    return found
+
+
+def check_agent(name: str) -> None:
+    """One line before anything is installed when the agent has no reader (vscode)."""
+    if name not in READERS:
+        raise InputError(f"probe surface reads {', '.join(sorted(READERS))}; not {name}")
