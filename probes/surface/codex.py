@@ -74,7 +74,10 @@ def from_schemas(blob: Blob) -> list[Item]:
         t = TITLE_RE.fullmatch(title)
         assert t is not None
         at = quoted_at(blob.data, title, start, end)
-        items.append(Item(kind="handler_type", name=t.group(2), file=blob.rel, offset=at, anchor=TYPE_ANCHOR.format(title=title)))
+        type_at = None if at is None else at + t.start(2)  # the TYPE inside the title
+        items.append(
+            Item(kind="handler_type", name=t.group(2), file=blob.rel, offset=type_at, anchor=TYPE_ANCHOR.format(title=title))
+        )
         props = _props(schema, schema)
         if t.group(3) == "input":
             const = props.get("hook_event_name", {}).get("const") if isinstance(props.get("hook_event_name"), dict) else None

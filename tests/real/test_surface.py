@@ -1,0 +1,84 @@
+"""`probe surface` on the installed packages of the pinned versions: the readers find what each
+agent declares, at offsets that point at the names. The read is cached beside the install, so
+after the first run each test takes about a second."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from probes.agents import AGENTS
+from probes.surface.model import Surface
+from probes.surface.read import surface
+from probes.surface.scan import mapped
+from probes.versions.install import install
+from tests.helpers import CLAUDE, CODEX, COPILOT
+
+GEMINI = "gemini@0.61.0"  # in the CLI cache (tests/real/test_gemini.py probes it)
+
+
+def read(spec: str) -> tuple[Surface, Path]:
+    name, version = spec.split("@")
+    agent = AGENTS[name]
+    prefix = install(agent, version)
+    return surface(agent, version, prefix), prefix
+
+
+def names(s: Surface, kind: str) -> set[str]:
+    return {i.name for i in s.of(kind)}
+
+
+def points_at_names(s: Surface, prefix: Path, kinds: tuple[str, ...] = ("event", "handler_type")) -> None:
+    """Each item of `kinds` read from a file has its name at its offset there."""
+    items = [i for i in s.items if i.kind in kinds and i.file]
+    for rel in {i.file for i in items}:
+        assert rel is not None
+        with mapped(prefix, rel) as blob:
+            for i in (i for i in items if i.file == rel):
+                assert i.offset is not None
+                assert bytes(blob.data[i.offset : i.offset + len(i.name)]).decode() == i.name, i
+
+
+def test_claude_declares_its_events_and_handler_types():
+    s, prefix = read(CLAUDE)
+    assert {"PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit"} <= names(s, "event")
+    assert names(s, "handler_type") >= {"command", "prompt", "agent", "http", "mcp_tool"}
+    assert {"command.async", "command.asyncRewake", "http.allowedEnvVars", "mcp_tool.server"} <= names(s, "handler_field")
+    assert "PreToolUse.permissionDecision" in names(s, "decision_field")
+    assert "CLAUDE_PROJECT_DIR" in names(s, "env")
+    assert {"--print", "--plugin-dir", "--mcp-config"} <= names(s, "flag")
+    points_at_names(s, prefix)
+
+
+def test_copilot_declares_its_events():
+    s, prefix = read(COPILOT)
+    assert {"preToolUse", "postToolUse", "sessionStart", "agentStop", "userPromptSubmitted"} <= names(s, "event")
+    assert {"command", "prompt"} <= names(s, "handler_type")
+    assert {"--allow-all-tools", "--plugin-dir"} <= names(s, "flag")
+    points_at_names(s, prefix, ("event",))
+
+
+def test_gemini_declares_its_events():
+    s, prefix = read(GEMINI)
+    assert {"BeforeTool", "AfterTool", "SessionStart", "BeforeModel", "AfterModel", "BeforeToolSelection"} <= names(s, "event")
+    assert "command" in names(s, "handler_type")
+    assert {"command.command", "command.timeout"} <= names(s, "handler_field")
+    assert {"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"} <= names(s, "env")
+    points_at_names(s, prefix)
+
+
+def test_codex_declares_its_events_in_embedded_schemas():
+    s, prefix = read(CODEX)
+    assert {"PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "Stop", "PermissionRequest"} <= names(s, "event")
+    assert names(s, "handler_type") == {"command"}
+    assert {"continue", "PreToolUse.permissionDecision"} <= names(s, "decision_field")
+    assert "exec --dangerously-bypass-hook-trust" in names(s, "flag")
+    points_at_names(s, prefix)
+
+
+@pytest.mark.parametrize("spec", [CLAUDE, CODEX])
+def test_each_flag_names_its_help_line(spec):
+    s, _ = read(spec)
+    for i in s.of("flag"):
+        assert i.help and i.line and i.name.split()[-1] in i.line
