@@ -117,6 +117,8 @@ class Agent(Protocol):
     # The handler types a recipe's hook may have on it (catalog/parts.py Handler), and the
     # handler fields its config writer writes (beside type, command and timeout).
     handler_types: frozenset[str] = frozenset({"command"})
+    # Handler types it runs only in interactive sessions: probe check (-p sessions) says so per hook.
+    interactive_only_types: frozenset[str] = frozenset()
     handler_fields: frozenset[str] = frozenset()
     # The permission setups it can run under (catalog/setup.py), its default first: preapproved
     # (the tools allowed up front), none (no such flag: the agent's own default), its modes.

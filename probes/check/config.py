@@ -140,19 +140,17 @@ def canonical_of(agent: Agent, native: str) -> str | None:
 
 # The handler types the check answers in place of the user's model, URL or MCP server (check/kinds.py).
 ANSWERED_TYPES = ("prompt", "agent", "http", "mcp_tool")
-# A type an agent runs only where the check cannot drive it: why, said in the hook's report line.
-NOT_DRIVEN = {
-    ("copilot", "prompt"): "Copilot CLI runs prompt hooks (sessionStart) only in interactive sessions (its hooks "
-    "reference), and the check plays a -p session: not judged, left as written",
-}
 
 
 def not_judged(agent: Agent, kind: str) -> str | None:
     """Why the check cannot judge a hook of this handler type on this agent (None: it can)."""
     if kind == "command":
         return None
-    if (agent.name, kind) in NOT_DRIVEN:
-        return NOT_DRIVEN[agent.name, kind]
+    if kind in agent.interactive_only_types:
+        return (
+            f"{agent.name} runs {kind} hooks only in interactive sessions (its hooks reference), and the check plays "
+            "a -p session: not judged, left as written"
+        )
     if kind not in ANSWERED_TYPES or kind not in agent.handler_types:
         known = ", ".join(sorted(agent.handler_types))
         return f"{agent.name} runs no {kind} hooks that the harness knows of (it knows: {known}): not judged, left as written"

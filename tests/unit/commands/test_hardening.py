@@ -677,7 +677,7 @@ def test_a_config_that_is_a_link_is_refused(tmp_path, env):
 def test_hooks_are_capped_per_config_and_in_all(tmp_path, env):
     many = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}] * 10_000}]}}
     folder = hooks_folder(tmp_path, json.dumps(many))
-    checked_fast(tmp_path, env, folder, f"10000 command hooks, over the limit of {limits.HOOKS_PER_CONFIG_MAX} in one file")
+    checked_fast(tmp_path, env, folder, f"10000 hooks, over the limit of {limits.HOOKS_PER_CONFIG_MAX} in one file")
     # Copilot reads every .github/hooks/*.json: three files, each under the cap, over it in all
     folder = tmp_path / "b" / "hooks"
     per = limits.HOOKS_MAX // 2
@@ -686,7 +686,7 @@ def test_hooks_are_capped_per_config_and_in_all(tmp_path, env):
         write.parent.mkdir(parents=True, exist_ok=True)
         write.write_text(json.dumps({"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "true"}] * per}}))
     proc = probe("check", "copilot@1.0.92", "--hooks", str(folder), "--results", "out", cwd=tmp_path / "b", env=env, timeout=30)
-    one_line(proc, 2, f"{3 * per} command hooks in all, over the limit of {limits.HOOKS_MAX}")
+    one_line(proc, 2, f"{3 * per} hooks in all, over the limit of {limits.HOOKS_MAX}")
     assert not (tmp_path / "b" / "out").exists()
 
 
