@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "surface": "probes.commands.surface",
     "bisect": "probes.commands.bisect",
     "timeline": "probes.commands.timeline",
+    "atlas": "probes.commands.atlas",
     "cite": "probes.commands.cite",
     "reclassify": "probes.commands.reclassify",
     "schema": "probes.commands.schema",
@@ -52,6 +53,7 @@ SUMMARIES: dict[str, str] = {
     "surface": "the hook surface a CLI version declares (events, handler types, fields, flags); --diff, --coverage",
     "bisect": "find the release where a recipe's verdict changed, in about log2(n) probes",
     "timeline": "a recipe's verdict as ranges of versions, boundaries exact or open",
+    "atlas": "every recipe's timeline over each agent's window: --check reports gaps, else fill them",
     "cite": "a Markdown block an ADR can paste",
     "reclassify": "label committed evidence again with the current classifiers",
     "schema": "the JSON Schema of the evidence record (docs/evidence.schema.json)",
@@ -173,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
 
 if TYPE_CHECKING:  # mypy checks that every command's module has the Command shape
     from probes.commands import (
+        atlas,
         bisect,
         bump,
         cache,
@@ -205,6 +208,7 @@ if TYPE_CHECKING:  # mypy checks that every command's module has the Command sha
         surface,
         bisect,
         timeline,
+        atlas,
         cite,
         reclassify,
         schema,

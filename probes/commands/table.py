@@ -5,6 +5,7 @@ writes the results' index."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from probes.catalog.recipes import load_all
@@ -30,6 +31,11 @@ def add_arguments(t: argparse.ArgumentParser) -> None:
     )
     t.add_argument("--wide", action="store_true", help="the full Markdown table, however wide")
     t.add_argument("--output", help="where --format html writes (default: RESULTS/index.html)")
+    t.add_argument(
+        "--at",
+        metavar="AGENT@V",
+        help="with --recipe: the answer for one release, from the range that contains it (or why there is none)",
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -44,6 +50,12 @@ def handle(args: argparse.Namespace) -> int:
             raise InputError(f"--output {out} is a directory: name the file to write")
         if not out.parent.is_dir():
             raise InputError(f"--output {out}: no directory {out.parent}")
+    if args.at:  # one release's answer, from the range that holds it (report/at.py)
+        from probes.report.at import at_release
+
+        found = at_release(results, args.recipe, args.at, args.agent)
+        print(json.dumps([a.as_json() for a in found], indent=2) if args.format == "json" else "\n".join(a.text for a in found))
+        return Exit.OK if found[0].answered else Exit.HARNESS  # the recipe's own row (its default setup) first
     cells = load(results, args.agent, args.recipe, setups=True)  # --recipe R: its rows in every setup
     if not cells:
         raise InputError(f"no evidence in {results} for {args.agent or 'any agent'} {args.recipe or ''}".rstrip())

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from probes.errors import InputError
-from probes.evidence.load import load
+from probes.evidence.load import Cell, load
 from probes.evidence.model import write_atomic
 from probes.limits import BadFile, load_json, warn
 from probes.versions.spec import Published, is_prerelease, semver_key
@@ -127,8 +127,13 @@ def points_of(results: Path, agent: str, recipe: str, observation: str | None = 
     (a version_mismatch record does not count for the version asked: it is filed under the
     executed one, and one filed elsewhere is skipped); a cell whose repeats disagree gets the
     spread of labels as its verdict, so it stands alone."""
+    return points_from(load(results, agent, recipe), observation)
+
+
+def points_from(cells: Sequence[Cell], observation: str | None = None) -> dict[str, str]:
+    """points_of's reading of cells already loaded (one agent's, one recipe's)."""
     points: dict[str, str] = {}
-    for cell in load(results, agent, recipe):
+    for cell in cells:
         r = cell.record
         if r.executed_version != cell.version:
             continue

@@ -1,0 +1,244 @@
+"""The atlas's coverage, offline (`probe atlas --check`; the filling: atlas_fill.py): for each
+(agent, non-control recipe), what the committed evidence says over the agent's window
+(catalog/windows.py) and what is missing for the timeline to be complete there: an open
+boundary (two adjacent probed versions with different verdicts and unprobed releases of the
+window between them), an unprobed stretch at either end, a probed version whose control has
+no record, a pinned version not probed. Segments and boundaries are the timeline's
+(report/timeline.py build); nothing here probes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from probes.catalog.recipes import Recipe
+from probes.catalog.windows import Span, Window, span
+from probes.errors import InputError
+from probes.evidence.load import Cell, load
+from probes.report import timeline
+from probes.versions.spec import semver_key
+
+
+@dataclass(frozen=True)
+class Open:
+    before: str  # the last probed version before the change
+    after: str  # the first probed version after it
+    between: list[str]  # the window's releases between them, none probed
+
+
+@dataclass(frozen=True)
+class Coverage:
+    agent: str
+    recipe: str
+    control: str | None
+    window: Span
+    segments: list[timeline.Segment]  # over the window's releases only
+    boundaries: list[timeline.Boundary]
+    opened: list[Open]  # the boundaries that are not exact, with the releases between
+    head: list[str]  # the window's releases before its first probed one (all of them when none is)
+    tail: list[str]  # those after its last probed one
+    control_missing: list[str]  # probed versions of the window whose control has no record
+    pinned_unprobed: list[str]  # pinned versions with no record of the recipe
+    pinned_unserved: list[str]  # pinned versions the registry snapshot does not serve: never probed
+
+    @property
+    def probed(self) -> list[str]:
+        return [v for s in self.segments for v in s.probed]
+
+    @property
+    def complete(self) -> bool:
+        return not (self.opened or self.head or self.tail or self.control_missing or self.pinned_unprobed)
+
+    @property
+    def probes_needed(self) -> int:
+        """At least this many probes complete it (its control counted on each version): an end
+        and a pinned version one each, an open boundary log2 of its releases, more where an end
+        differs from its neighbour (then its stretch is bisected too)."""
+        per = 2 if self.control else 1
+        halving = sum(math.ceil(math.log2(len(o.between) + 1)) for o in self.opened)
+        return per * (halving + bool(self.head) + bool(self.tail) + len(self.pinned_unprobed)) + len(self.control_missing)
+
+
+def non_control(recipes: Mapping[str, Recipe], agent: str, recipe: str | None = None, core: bool = False) -> list[str]:
+    """The recipes the atlas covers on `agent`: those that run on it and are no control
+    (with `core`, the core ones only)."""
+    out = [
+        n
+        for n, r in sorted(recipes.items())
+        if agent in r.agents and r.control_of is None and (recipe is None or n == recipe) and (not core or r.core)
+    ]
+    return out
+
+
+def coverage(
+    cells: Sequence[Cell], agent: str, recipe: str, control: str | None, window: Span, snapshot: Sequence[str]
+) -> Coverage:
+    """One recipe's coverage over `window` from its cells (one agent's; other recipes' are
+    passed over) and the registry snapshot (which releases exist)."""
+    mine = [c for c in cells if c.agent == agent and c.recipe == recipe]
+    inside = set(window.releases)
+    points = timeline.points_from(mine)
+    segments, bounds = timeline.build({v: p for v, p in points.items() if v in inside}, timeline.candidates_of(snapshot))
+    opened = [Open(b.before, b.after, timeline.between(b.before, b.after, window.releases)) for b in bounds if not b.exact]
+    probed = [v for s in segments for v in s.probed]
+    key = semver_key
+    head = [v for v in window.releases if not probed or key(v) < key(probed[0])]
+    tail = [v for v in window.releases if probed and key(v) > key(probed[-1])]
+    served = set(snapshot)
+    return Coverage(
+        agent,
+        recipe,
+        control,
+        window,
+        segments,
+        bounds,
+        opened,
+        head,
+        tail,
+        sorted({c.version for c in mine if c.control_missing and c.version in points and c.version in inside}, key=key),
+        [p for p in window.pinned if p in served and p not in points],
+        [p for p in window.pinned if p not in served],
+    )
+
+
+@dataclass
+class AgentCoverage:
+    agent: str
+    window: Span
+    recipes: list[Coverage] = field(default_factory=list)
+
+    @property
+    def complete(self) -> int:
+        return sum(c.complete for c in self.recipes)
+
+    @property
+    def open_boundaries(self) -> int:
+        return sum(len(c.opened) for c in self.recipes)
+
+    @property
+    def probes_needed(self) -> int:
+        return sum(c.probes_needed for c in self.recipes)
+
+
+def check(
+    results: Path,
+    windows: Mapping[str, Window],
+    recipes: Mapping[str, Recipe],
+    agents: Sequence[str],
+    recipe: str | None = None,
+    core: bool = False,
+    lo: str | None = None,
+    hi: str | None = None,
+) -> list[AgentCoverage]:
+    """Each agent's coverage over its window (narrowed to lo..hi when given), offline."""
+    out = []
+    for agent in agents:
+        snapshot = timeline.read_snapshot(results, agent)
+        if snapshot is None:
+            raise InputError(
+                f"no registry snapshot results/{agent}/versions.json: `probe versions {agent}` shows the releases, "
+                f"`probe timeline {agent} RECIPE --fill` writes it"
+            )
+        win = span(agent, windows[agent], snapshot, lo, hi)
+        names = non_control(recipes, agent, recipe, core)
+        cells = load(results, agent) if names else []
+        got = AgentCoverage(agent, win)
+        for name in names:
+            got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot))
+        out.append(got)
+    return out
+
+
+# ---------------------------------------------------------------- output
+
+
+def stretch(vs: Sequence[str]) -> str:
+    return "" if not vs else vs[0] if len(vs) == 1 else f"{vs[0]}-{vs[-1]} ({len(vs)})"
+
+
+def recipe_json(c: Coverage) -> dict[str, Any]:
+    return {
+        "recipe": c.recipe,
+        "control": c.control,
+        "complete": c.complete,
+        "probed": c.probed,
+        "segments": [{"outcome": s.value, "from": s.first, "to": s.last, "probed": s.probed} for s in c.segments],
+        "boundaries": [{"before": b.before, "after": b.after, "exact": b.exact} for b in c.boundaries],
+        "open_boundaries": [{"before": o.before, "after": o.after, "between": o.between} for o in c.opened],
+        "unprobed_head": c.head,
+        "unprobed_tail": c.tail,
+        "control_missing": c.control_missing,
+        "pinned_unprobed": c.pinned_unprobed,
+        "pinned_unserved": c.pinned_unserved,
+        "probes_needed": c.probes_needed,
+    }
+
+
+def as_json(found: Sequence[AgentCoverage]) -> dict[str, Any]:
+    return {
+        "complete": all(c.complete for a in found for c in a.recipes),
+        "agents": [
+            {
+                "agent": a.agent,
+                "window": {
+                    "from": a.window.first,
+                    "to": a.window.last,
+                    "releases": len(a.window.releases),
+                    "pinned": a.window.pinned,
+                },
+                "summary": {
+                    "recipes": len(a.recipes),
+                    "complete": a.complete,
+                    "open_boundaries": a.open_boundaries,
+                    "probes_needed": a.probes_needed,
+                },
+                "recipes": [recipe_json(c) for c in a.recipes],
+            }
+            for a in found
+        ],
+    }
+
+
+def recipe_text(c: Coverage) -> str:
+    """`exit2-pretool: denied 1.0.71-1.0.102 (4 probed); open 1.0.80..1.0.92 (11 between); ...`"""
+    if c.complete:
+        return f"  {c.recipe}: complete ({len(c.probed)} probed, {len(c.segments)} segment(s))"
+    parts = [
+        " | ".join(f"{s.value} {timeline.span(s)}" for s in c.segments) + f" ({len(c.probed)} probed)"
+        if c.segments
+        else "no evidence"
+    ]
+    parts += [f"open {o.before}..{o.after} ({len(o.between)} between)" for o in c.opened]
+    if c.head:
+        parts.append(f"unprobed start {stretch(c.head)}")
+    if c.tail:
+        parts.append(f"unprobed end {stretch(c.tail)}")
+    if c.control_missing:
+        parts.append(f"no control {c.control} on {', '.join(c.control_missing)}")
+    if c.pinned_unprobed:
+        few = c.pinned_unprobed if len(c.pinned_unprobed) <= 3 else [*c.pinned_unprobed[:3], "..."]
+        parts.append(f"{len(c.pinned_unprobed)} pinned unprobed ({', '.join(few)})")
+    return f"  {c.recipe}: " + "; ".join(parts) + f"; needs >= {c.probes_needed} probe(s)"
+
+
+def summary_text(a: AgentCoverage) -> str:
+    w = a.window
+    unserved = sorted({p for c in a.recipes for p in c.pinned_unserved}, key=semver_key)
+    note = f"; pinned but not served (never probed): {', '.join(unserved)}" if unserved else ""
+    return (
+        f"{a.agent}: window {w.first}-{w.last} ({len(w.releases)} releases, {len(w.pinned)} pinned): "
+        f"{a.complete}/{len(a.recipes)} recipes complete, {a.open_boundaries} open boundaries, "
+        f"about {a.probes_needed} probes needed{note}"
+    )
+
+
+def text(found: Sequence[AgentCoverage], every: bool = False) -> str:
+    """Per agent: each incomplete recipe (each recipe with `every`), then its summary line."""
+    lines = []
+    for a in found:
+        lines += [recipe_text(c) for c in a.recipes if every or not c.complete]
+        lines.append(summary_text(a))
+    return "\n".join(lines)

@@ -1,0 +1,130 @@
+"""`probe atlas` without --check: fills what the coverage (atlas.py) reports missing, with the
+timeline's machinery (fill.py: the window's two ends sampled, then every open boundary
+bisected until adjacent; the control on every version probed), then probes each pinned
+version not probed yet and the control where a probed version lacks one. What results/
+already holds is never probed again, so an interrupted atlas resumes where it stopped.
+`--shard I/N` takes a deterministic slice of the (agent, recipe) pairs, balanced by each
+recipe's expected cost as the matrix's shards are (matrix.shard)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from probes import progress
+from probes.agents import get as get_agent
+from probes.errors import Exit
+from probes.evidence.load import load
+from probes.report import timeline
+from probes.sweep import matrix
+from probes.sweep.atlas import AgentCoverage, Coverage, coverage
+from probes.sweep.bisect import Runner
+from probes.sweep.fill import Filled, fill, skipped_of
+from probes.sweep.search import Point
+
+
+def sharded(found: Sequence[AgentCoverage], part: tuple[int, int] | None) -> list[Coverage]:
+    """The pairs of this shard (all without one), in the order found."""
+    pairs = [c for a in found for c in a.recipes]
+    if part is None:
+        return pairs
+    cells = [matrix.Cell(f"{c.agent}@atlas", c.recipe) for c in pairs]
+    mine = {(c.spec.split("@")[0], c.recipe) for c in matrix.shard(cells, *part)}
+    return [c for c in pairs if (c.agent, c.recipe) in mine]
+
+
+@dataclass
+class Done:
+    """One pair's filling: the timeline's fill, the pinned versions and controls probed after it,
+    and its coverage afterwards."""
+
+    agent: str
+    recipe: str
+    filled: Filled | None = None
+    pinned: list[Point] = field(default_factory=list)
+    controls: list[Point] = field(default_factory=list)
+    after: Coverage | None = None
+    wall_s: float = 0.0
+
+    @property
+    def probes(self) -> int:
+        return (self.filled.probes if self.filled else 0) + len(self.pinned) + len(self.controls)
+
+
+def again(c: Coverage, results: Path) -> Coverage:
+    """The pair's coverage re-read from results/ (what the probes just wrote counts)."""
+    snapshot = timeline.read_snapshot(results, c.agent) or c.window.releases
+    return coverage(load(results, c.agent, c.recipe), c.agent, c.recipe, c.control, c.window, snapshot)
+
+
+def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
+    t0 = time.monotonic()
+    done = Done(c.agent, c.recipe)
+    agent = get_agent(c.agent)
+    if c.head or c.tail or c.opened:  # ends first (an `every` past the window samples only them), then halving
+        w = c.window
+        done.filled = fill(agent, c.recipe, results, None, f"{w.first}..{w.last}", len(w.releases) + 1, jobs)
+        c = again(c, results)
+    with Runner(agent, c.recipe, results, jobs) as runner:
+        if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
+            done.pinned = runner.probe(c.pinned_unprobed)
+            c = again(c, results)
+        if c.control and c.control_missing:
+            done.controls = runner.probe(c.control_missing, recipe=c.control)
+    done.after = again(c, results)
+    done.wall_s = round(time.monotonic() - t0, 1)
+    return done
+
+
+def fill_all(pairs: Sequence[Coverage], results: Path, jobs: int = 1) -> list[Done]:
+    """Each incomplete pair filled in turn (one CLI version at a time unless --jobs)."""
+    out = []
+    todo = [c for c in pairs if not c.complete]
+    for n, c in enumerate(todo, 1):
+        progress.say(f"atlas {n}/{len(todo)}: {c.agent} {c.recipe} over {c.window.first}..{c.window.last}")
+        out.append(fill_pair(c, results, jobs))
+    return out
+
+
+def exit_status(done: Sequence[Done], pairs: Sequence[Coverage]) -> int:
+    """0 when every pair of the shard is complete now, 1 when one is not (a release could not
+    run, a version was flaky, a control is missing)."""
+    after = {(d.agent, d.recipe): d.after for d in done}
+    left = [c for c in pairs if not (after.get((c.agent, c.recipe)) or c).complete]
+    return Exit.HARNESS if left else Exit.OK
+
+
+def done_json(d: Done) -> dict[str, Any]:
+    skipped = skipped_of(d.filled) if d.filled else []
+    skipped += [p for p in d.pinned + d.controls if p.skipped]
+    return {
+        "agent": d.agent,
+        "recipe": d.recipe,
+        "probes": d.probes,
+        "wall_s": d.wall_s,
+        "sampled": [p.version for p in d.filled.sampled] if d.filled else [],
+        "bisections": [
+            {"between": [b.candidates[0], b.candidates[-1]], "status": b.status, "probed": b.probed, "exact": b.exact}
+            for b in (d.filled.searches if d.filled else [])
+        ],
+        "pinned": [p.version for p in d.pinned],
+        "controls": [p.version for p in d.controls],
+        "skipped": [{"version": p.version, "reason": p.reason} for p in skipped],
+        "complete": bool(d.after and d.after.complete),
+    }
+
+
+def done_text(d: Done) -> str:
+    a = d.after
+    now = " | ".join(f"{s.value} {timeline.span(s)}" for s in a.segments) if a and a.segments else "no evidence"
+    state = "complete" if a and a.complete else "not complete"
+    lines = [f"{d.agent} {d.recipe}: {d.probes} probe(s) in {d.wall_s:.0f}s; {state}: {now}"]
+    for b in d.filled.searches if d.filled else []:
+        got = f"{b.before.version} | {b.after.version}" if b.status == "boundary" and b.before and b.after else b.status
+        lines.append(f"  bisected {b.candidates[0]}..{b.candidates[-1]}: {got} ({len(b.probed)} probed)")
+    for p in (skipped_of(d.filled) if d.filled else []) + [p for p in d.pinned + d.controls if p.skipped]:
+        lines.append(f"  skipped {p.version}: {p.reason}")
+    return "\n".join(lines)

@@ -1,0 +1,169 @@
+"""The atlas (probes/sweep/atlas.py, atlas_fill.py; catalog/windows.py): windows read and refused,
+coverage over a window from built record sets (our own records, no CLI), the --check command,
+and the deterministic shards of (agent, recipe) pairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from probes.catalog import windows
+from probes.catalog.recipes import load_all
+from probes.errors import InputError
+from probes.evidence.load import load
+from probes.sweep import atlas
+from probes.sweep.atlas_fill import sharded
+from tests.helpers import probe_cmd
+from tests.synthetic import write_points, write_published
+
+RELEASES = [f"1.0.{i}" for i in range(10)]
+RECIPE, CONTROL = "exit2-pretool", "exit2-pretool-control"
+
+
+def window_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "windows.yaml"
+    path.write_text(text)
+    return path
+
+
+def built(tmp_path: Path, points: dict[str, str], controls: list[str] | None = None) -> Path:
+    """A results tree: the recipe on `points`, its control on `controls` (default: the same versions)."""
+    results = tmp_path / "results"
+    write_published(results, "copilot", [*RELEASES, "1.0.10-0"])
+    write_points(results, "copilot", RECIPE, points, control=CONTROL)
+    chosen = list(points) if controls is None else controls
+    write_points(results, "copilot", CONTROL, {v: "allowed" for v in chosen})
+    return results
+
+
+def cover(results: Path, start: str = "1.0.0", pinned: list[str] | None = None) -> atlas.Coverage:
+    win = windows.Window.model_validate({"from": start, "pinned": pinned or []})
+    snap = [*RELEASES, "1.0.10-0"]
+    return atlas.coverage(load(results, "copilot"), "copilot", RECIPE, CONTROL, windows.span("copilot", win, snap), snap)
+
+
+def test_the_shipped_windows_are_valid_and_inside_their_snapshots():
+    from probes.report.timeline import read_snapshot
+    from tests.helpers import RESULTS
+
+    wins = windows.load()
+    assert set(wins) == {"copilot", "claude", "codex", "gemini"}
+    for agent, w in wins.items():
+        snap = read_snapshot(RESULTS, agent)
+        assert snap is not None and w.start in snap, agent  # `from` is a release the registry served
+        assert w.pinned == sorted(w.pinned, key=lambda v: tuple(map(int, v.split("."))))
+    assert "1.0.60" in wins["copilot"].pinned and "2.1.199" in wins["claude"].pinned
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("copilot: [", "not YAML"),
+        ("- copilot", "expected AGENT"),
+        ("cursor: {from: 1.0.0}", "unknown agent 'cursor'"),
+        ("copilot: {from: latest}", "copilot.from"),
+        ("copilot: {from: 1.0.80-0}", "not an exact release"),
+        ("copilot: {from: 1.0.0, pinned: [1.0.1, 1.0.1]}", "twice"),
+        ("copilot: {from: 1.0.0, until: 1.0.9}", "copilot.until"),
+        ("copilot: {pinned: []}", "copilot.from"),
+    ],
+)
+def test_a_bad_windows_file_is_one_line(tmp_path, text, said):
+    with pytest.raises(InputError) as e:
+        windows.load(window_file(tmp_path, text))
+    assert said in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_command_refuses_a_bad_windows_file_with_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROBE_WINDOWS", str(window_file(tmp_path, "copilot: {from: x}")))
+    got = probe_cmd("atlas", "--check", results=tmp_path)
+    assert got.returncode == 2 and got.stderr.count("\n") == 1 and "invalid windows file" in got.stderr
+
+
+def test_a_span_is_the_releases_from_its_start_narrowed_on_request():
+    win = windows.Window.model_validate({"from": "1.0.3", "pinned": ["1.0.1", "1.0.5"]})
+    s = windows.span("copilot", win, [*RELEASES, "1.0.10-0"])
+    assert s.releases == RELEASES[3:] and s.pinned == ["1.0.1", "1.0.5"]  # no pre-release; pinned kept outside
+    narrow = windows.span("copilot", win, RELEASES, "1.0.4", "1.0.6")
+    assert narrow.releases == ["1.0.4", "1.0.5", "1.0.6"] and narrow.pinned == ["1.0.5"]
+    with pytest.raises(InputError, match="holds no release"):
+        windows.span("copilot", win, RELEASES, "1.0.20")
+
+
+def test_a_complete_timeline_has_its_ends_probed_its_boundaries_exact_and_its_controls(tmp_path):
+    c = cover(built(tmp_path, {"1.0.0": "allowed", "1.0.4": "allowed", "1.0.5": "denied", "1.0.9": "denied"}))
+    assert c.complete and not c.opened and c.probes_needed == 0
+    assert [(s.value, s.first, s.last) for s in c.segments] == [("allowed", "1.0.0", "1.0.4"), ("denied", "1.0.5", "1.0.9")]
+
+
+def test_an_open_boundary_names_the_unprobed_releases_between_and_the_halvings_it_needs(tmp_path):
+    c = cover(built(tmp_path, {"1.0.0": "allowed", "1.0.9": "denied"}))
+    assert [(o.before, o.after, o.between) for o in c.opened] == [("1.0.0", "1.0.9", RELEASES[1:9])]
+    assert not c.complete and c.probes_needed == 2 * 4  # ceil(log2(9)) halvings, each with its control
+
+
+def test_unprobed_ends_missing_controls_and_pinned_versions(tmp_path):
+    results = built(tmp_path, {"1.0.3": "denied", "1.0.5": "denied"}, controls=["1.0.3"])
+    c = cover(results, pinned=["1.0.4", "1.0.5", "1.0.77"])
+    assert c.head == ["1.0.0", "1.0.1", "1.0.2"] and c.tail == ["1.0.6", "1.0.7", "1.0.8", "1.0.9"]
+    assert c.control_missing == ["1.0.5"] and c.pinned_unprobed == ["1.0.4"] and c.pinned_unserved == ["1.0.77"]
+    assert c.probes_needed == 2 * (1 + 1 + 1) + 1
+    line = atlas.recipe_text(c)
+    assert "unprobed start 1.0.0-1.0.2 (3)" in line and f"no control {CONTROL} on 1.0.5" in line
+    nothing = cover(built(tmp_path / "empty", {"1.0.3": "denied"}), start="1.0.4")
+    assert nothing.head == RELEASES[4:] and not nothing.segments  # a point outside the window does not count
+
+
+def test_non_control_recipes_and_the_core_ones():
+    recipes = load_all()
+    names = atlas.non_control(recipes, "copilot")
+    assert RECIPE in names and CONTROL not in names
+    core = atlas.non_control(recipes, "copilot", core=True)
+    assert RECIPE in core and set(core) < set(names) and len(core) == 12  # hang, crash, exit 1/2/127, ... stop loop
+
+
+def test_atlas_check_command_exit_status_and_json(tmp_path, monkeypatch):
+    results = built(tmp_path, {"1.0.0": "allowed", "1.0.9": "denied"})
+    monkeypatch.setenv("PROBE_WINDOWS", str(window_file(tmp_path, "copilot: {from: 1.0.0, pinned: [1.0.9]}")))
+    got = probe_cmd("atlas", "--check", "--agent", "copilot", "--recipe", RECIPE, results=results)
+    assert got.returncode == 1, got.stderr
+    assert "open 1.0.0..1.0.9 (8 between)" in got.stdout
+    assert "copilot: window 1.0.0-1.0.9 (10 releases, 1 pinned): 0/1 recipes complete, 1 open boundaries" in got.stdout
+    doc = json.loads(probe_cmd("atlas", "--check", "--agent", "copilot", "--recipe", RECIPE, "--json", results=results).stdout)
+    one = doc["agents"][0]
+    assert doc["complete"] is False and one["summary"] == {"recipes": 1, "complete": 0, "open_boundaries": 1, "probes_needed": 8}
+    assert one["recipes"][0]["open_boundaries"][0]["between"] == RELEASES[1:9]
+    write_points(results, "copilot", RECIPE, {"1.0.4": "allowed", "1.0.5": "denied"}, control=CONTROL)
+    write_points(results, "copilot", CONTROL, {"1.0.4": "allowed", "1.0.5": "allowed"})
+    narrowed = probe_cmd("atlas", "--check", "--agent", "copilot", "--recipe", RECIPE, "--to", "1.0.4", results=results)
+    assert narrowed.returncode == 0 and "window 1.0.0-1.0.4 (5 releases, 0 pinned): 1/1 recipes complete" in narrowed.stdout
+    done = probe_cmd("atlas", "--check", "--agent", "copilot", "--recipe", RECIPE, results=results)
+    assert done.returncode == 0 and "1/1 recipes complete, 0 open boundaries, about 0 probes needed" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--agent", "vscode"], "vscode has no window"),
+        (["--recipe", CONTROL], "is a control"),
+        (["--recipe", "exit2-pretol"], "exit2-pretool"),
+        (["--from", "latest"], "--from"),
+        (["--shard", "1/2"], "--shard slices the filling"),
+    ],
+)
+def test_atlas_refuses_bad_input_in_one_line(tmp_path, args, said):
+    got = probe_cmd("atlas", "--check", *args, results=tmp_path)
+    assert got.returncode == 2 and said in got.stderr and got.stderr.count("\n") == 1
+
+
+def test_shards_of_pairs_are_disjoint_deterministic_and_cover_every_pair(tmp_path):
+    results = built(tmp_path, {"1.0.0": "allowed"})
+    win = windows.Window.model_validate({"from": "1.0.0"})
+    found = atlas.check(results, {"copilot": win}, load_all(), ["copilot"])
+    pairs = {(c.agent, c.recipe) for a in found for c in a.recipes}
+    slices = [[(c.agent, c.recipe) for c in sharded(found, (i, 3))] for i in (1, 2, 3)]
+    assert sum(map(len, slices)) == len(pairs) and set().union(*map(set, slices)) == pairs
+    assert slices[1] == [(c.agent, c.recipe) for c in sharded(found, (2, 3))]
+    assert len(sharded(found, None)) == len(pairs)
