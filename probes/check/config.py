@@ -173,6 +173,7 @@ class Configured:
     type: str = "command"  # its handler type; for another than command, `command` is its prompt, URL or server/tool
     mcp: tuple[str, str] | None = None  # an mcp_tool hook's server and tool
     why_not: str | None = None  # why the check does not judge it (not_judged): it is left as written
+    condition: str | None = None  # its `if` (Claude Code: a permission rule the tool call must match)
 
 
 def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
@@ -198,6 +199,7 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
                     e.type,
                     mcp,
                     not_judged(agent, e.type),
+                    e.holder["if"] if isinstance(e.holder.get("if"), str) else None,
                 )
             )
     return out

@@ -135,7 +135,12 @@ def not_fired_why(h: Configured, scenario: Scenario, hooked: Session, expected: 
         return f"scenario {scenario.name} does not exercise {h.canonical}"
     if tool_event and not expected:
         return f"matcher {h.matcher!r} matches none of the tools called ({', '.join(hooked.tools_used) or 'none'})"
-    return "the CLI did not run it, though the scenario exercises its event"
+    why = "the CLI did not run it, though the scenario exercises its event"
+    if h.condition is not None:  # Claude Code's `if`: a permission rule the tool call must match
+        return f"{why} (its `if` {h.condition!r} may not match the tool call)"
+    if h.type == "mcp_tool" and h.canonical == "session_start":
+        return f"{why} (a CLI may run it before its MCP servers connect: recipe mcp-tool-session-start)"
+    return why
 
 
 TOOL_EVENTS = ("pre_tool", "post_tool", "post_tool_failure", "permission_request")

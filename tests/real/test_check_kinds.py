@@ -57,3 +57,23 @@ def test_hooks_on_an_event_the_scenario_never_reaches_are_not_fired(real_tools, 
     for h in report["hooks"]:
         assert (h["verdict"], h["fired"], h["expected"]) == ("not-fired", 0, False), h
         assert h["reason"] == "scenario prompt does not exercise pre_tool", h
+
+
+def test_other_events_fire_and_an_if_the_call_does_not_match_is_said(real_tools, tmp_path):
+    settings = {
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "prompt", "prompt": "Did the assistant finish? $ARGUMENTS"}]}],
+            "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://localhost:9999/post"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "agent", "prompt": "Check the prompt: $ARGUMENTS"}]}],
+            "PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "Commits only: $ARGUMENTS", "if": "Bash(git commit:*)"}]}],
+        }
+    }
+    folder = write(tmp_path / "repo", {".claude/settings.json": settings})
+    proc = probe_cmd("check", CLAUDE, "--hooks", str(folder), "--json", results=tmp_path / "out", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    stop, post, submit, guarded = json.loads(proc.stdout)["hooks"]
+    kinds = [(h["type"], h["verdict"]) for h in (stop, post, submit)]
+    assert kinds == [("prompt", "passive"), ("http", "passive"), ("agent", "passive")]
+    assert (stop["payload"]["hook_event_name"], post["payload"]["hook_event_name"]) == ("Stop", "PostToolUse")
+    assert (guarded["verdict"], guarded["expected"]) == ("not-fired", True)  # `echo ran > ...` is no git commit
+    assert guarded["reason"].endswith("(its `if` 'Bash(git commit:*)' may not match the tool call)")

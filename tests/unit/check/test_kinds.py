@@ -136,6 +136,9 @@ def test_a_fired_hook_of_another_type_is_passive_with_its_payload_and_who_answer
     stop = check.Configured("0-stop", "s.json", "Stop", "stop", None, None, "Done?", type="prompt")
     missed = check.verdict_of(stop, scenarios.BUILTIN["shell"], session(), session(), frozenset({2}))
     assert missed["verdict"] == "not-fired" and missed["payload"] is None and missed["expected"]
+    guarded = hooks[1]  # `if: Bash(rm:*)`
+    missed = check.verdict_of(guarded, scenarios.BUILTIN["shell"], session(), session(), frozenset({2}))
+    assert missed["reason"].endswith("(its `if` 'Bash(rm:*)' may not match the tool call)")
 
 
 def test_the_report_names_each_by_type_and_states_what_the_check_changed():
