@@ -33,7 +33,7 @@ class HookReport(TypedDict):
     reason: str
     expected: bool  # the scenario exercises its event (and its matcher matches a tool used)
     changed: NotRequired[str]  # what the check changed in its copy, or put in the user's place, for this hook
-    payload: NotRequired[object]  # a prompt, agent, http or mcp_tool hook's: the last invocation's event JSON
+    payload: NotRequired[object]  # a prompt, agent or http hook's last event JSON; an mcp_tool hook's tool input
     delivery: NotRequired[object]  # an http hook's: {status, headers} of the last delivery (secret values redacted)
 
 

@@ -160,3 +160,40 @@ def test_the_report_names_each_by_type_and_states_what_the_check_changed():
     )
     assert "  prompt Is $ARGUMENTS safe? (PreToolUse [Bash]): the check's copy starts its prompt with PROBE-HOOK-1" in text
     assert "  mcp_tool github/audit (PreToolUse [Bash]): kept as written; its server 'github'" in text
+
+
+def test_the_mcp_server_started_as_a_users_server_offers_its_tool_and_records_the_call(tmp_path):
+    """runner/mcp_server.py NAME: the tools mcp.json offers under NAME, each call recorded as its hook's."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    server = Path(kinds.__file__).parents[1] / "runner" / "mcp_server.py"
+    shutil.copy(server, tmp_path / "mcp_server.py")
+    (tmp_path / "records").mkdir()
+    config = {
+        "records": str(tmp_path / "records"),
+        "hooks": {"4-pretooluse": {"event": "PreToolUse", "answer": {"body": ""}}},
+        "tools": {},
+        "offered": {"github": {"audit": "4-pretooluse"}},
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    calls = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "audit", "arguments": {"cmd": "ls"}}},
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-S", "-E", "-s", str(tmp_path / "mcp_server.py"), "github"],
+        input="".join(json.dumps(c) + "\n" for c in calls),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=True,
+    )
+    listed, called = (json.loads(line) for line in proc.stdout.splitlines())
+    assert "audit" in [t["name"] for t in listed["result"]["tools"]]
+    assert called["result"] == {"content": [{"type": "text", "text": ""}], "isError": False}
+    records = [json.loads(p.read_text()) for p in (tmp_path / "records").glob("*.json")]
+    [record] = [r for r in records if r["handler_type"] == "mcp_tool"]  # beside the server's own
+    assert (record["key"], record["handler_type"], record["payload"]) == ("4-pretooluse", "mcp_tool", {"cmd": "ls"})
