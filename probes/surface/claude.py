@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from probes.agents import Agent
 from probes.surface.common import env_beside
 from probes.surface.model import Item
 from probes.surface.scan import Blob, first_file, mapped, object_keys, string_arrays
@@ -83,7 +84,7 @@ def read_blob(blob: Blob) -> list[Item]:
     return events(blob) + handlers(blob) + decisions(blob) + env
 
 
-def read(prefix: Path) -> tuple[list[Item], list[str]]:
+def read(agent: Agent, prefix: Path) -> tuple[list[Item], list[str]]:
     rel = first_file(prefix, FILES)
     if rel is None:
         return [], [f"no bundle found ({', '.join(FILES)})"]

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from probes.agents import AGENTS
+from probes.agents import AGENTS, Agent
 from probes.surface.model import Item
 from probes.surface.scan import Blob, json_value, mapped, quoted_at
 
@@ -137,8 +137,8 @@ def read_blob(blob: Blob) -> list[Item]:
     return items + handler_fields(blob, types)
 
 
-def read(prefix: Path) -> tuple[list[Item], list[str]]:
-    binary = AGENTS["codex"].binary_path(prefix)
+def read(agent: Agent, prefix: Path) -> tuple[list[Item], list[str]]:
+    binary = agent.binary_path(prefix)
     if not binary.is_file():
         return [], [f"no native binary at {binary}"]
     with mapped(prefix, str(binary.relative_to(prefix))) as blob:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from probes.agents import Agent
 from probes.limits import BadFile
 from probes.surface.common import env_beside, output_reads
 from probes.surface.model import Item
@@ -115,7 +116,7 @@ def read_app(blob: Blob) -> list[Item]:
     return app_events(blob) + app_handlers(blob) + output_reads(blob) + env
 
 
-def read(prefix: Path) -> tuple[list[Item], list[str]]:
+def read(agent: Agent, prefix: Path) -> tuple[list[Item], list[str]]:
     items: list[Item] = []
     notes: list[str] = []
     for what, rel, reader in (

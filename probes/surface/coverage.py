@@ -4,7 +4,7 @@ use it on that agent, and whether any of those has evidence for the version in r
 A recipe's hook uses: its native event (the key it is registered under, and the agent's native
 name for its canonical event), its handler type, and the handler fields its config entry is
 written with (the recipe's handler fields, and those every entry of its type has: the command
-and timeout keys of the agent's config, a prompt hook's prompt, an http hook's url, an
+and timeout keys of the agent's config (its first hook source), a prompt hook's prompt, an http hook's url, an
 mcp_tool hook's server, tool and input). A declared item no recipe uses is a gap."""
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from probes.catalog.recipes import Recipe
 from probes.surface.model import PLURAL, Surface
 
 COVERED_KINDS = ("event", "handler_type", "handler_field")
-# The keys a command entry is written with in each agent's config (agents/*.py writers).
-COMMAND_KEYS = {"copilot": ("bash", "timeoutSec")}
 DEFAULT_COMMAND_KEYS = ("command", "timeout")
 IMPLIED = {"prompt": ("prompt",), "agent": ("prompt",), "http": ("url",), "mcp_tool": ("server", "tool", "input")}
 
@@ -39,6 +37,13 @@ class Coverage(TypedDict):
     summary: str
 
 
+def command_keys(agent: str) -> tuple[str, str]:
+    """The keys a command entry is written with in the agent's own config: those of its first
+    hook source (agents/*.py, as `probe check` reads them), e.g. Copilot's bash and timeoutSec."""
+    sources = AGENTS[agent].hook_sources
+    return (sources[0].command_keys[0], sources[0].timeout_key) if sources else DEFAULT_COMMAND_KEYS
+
+
 def uses(recipe: Recipe, agent: str) -> set[tuple[str, str]]:
     """The (kind, name) items a recipe's hooks use on `agent`."""
     a = AGENTS[agent]
@@ -47,7 +52,7 @@ def uses(recipe: Recipe, agent: str) -> set[tuple[str, str]]:
     except Exception:  # a recipe whose default setup does not resolve here uses nothing here
         return set()
     found: set[tuple[str, str]] = set()
-    command, timeout = COMMAND_KEYS.get(agent, DEFAULT_COMMAND_KEYS)
+    command, timeout = command_keys(agent)
     for hook in resolved.hooks:
         for name in (hook.native, a.native_event(hook.event, hook.casing), a.native_event(hook.event)):
             if name:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from probes.agents import Agent
 from probes.limits import BadFile
 from probes.surface.common import env_beside, output_reads
 from probes.surface.model import Item
@@ -79,7 +80,7 @@ def read_blob(blob: Blob) -> list[Item]:
     )
 
 
-def read(prefix: Path) -> tuple[list[Item], list[str]]:
+def read(agent: Agent, prefix: Path) -> tuple[list[Item], list[str]]:
     """Each kind from the first chunk (by name) that declares any of it."""
     root = prefix / BUNDLE
     chunks = sorted(p.name for p in root.glob("*.js"))[:MAX_CHUNKS] if root.is_dir() else []

@@ -19,8 +19,10 @@ from probes.surface.help import read_flags
 from probes.surface.model import Item, Surface, dedupe
 from probes.versions.prefixes import cache_root
 
-Reader = Callable[[Path], tuple[list[Item], list[str]]]
-READERS: dict[str, Reader] = {"claude": claude.read, "copilot": copilot.read, "gemini": gemini.read, "codex": codex.read}
+Reader = Callable[[Agent, Path], tuple[list[Item], list[str]]]
+# An agent's reader is the module of this package named after it (its `read`): agent names
+# live in probes/agents/ alone.
+READERS: dict[str, Reader] = {m.__name__.rsplit(".", 1)[-1]: m.read for m in (claude, codex, copilot, gemini)}
 CACHE_MAX = 8 << 20  # one cached surface (Claude 2.1.332: ~100 KiB)
 
 
@@ -42,7 +44,7 @@ def read_installed(agent: Agent, version: str, prefix: Path) -> Surface:
     reader = READERS.get(agent.name)
     if reader is None:
         raise InputError(f"probe surface reads {', '.join(sorted(READERS))}; not {agent.name}")
-    items, notes = reader(prefix)
+    items, notes = reader(agent, prefix)
     flag_items, flag_notes = read_flags(agent, prefix)
     return Surface(agent=agent.name, version=version, items=dedupe(items + flag_items), notes=notes + flag_notes)
 
