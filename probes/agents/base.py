@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from probes.agents.config import HookSource
@@ -120,6 +120,9 @@ class Agent(Protocol):
     # Handler types it runs only in interactive sessions: probe check (-p sessions) says so per hook.
     interactive_only_types: frozenset[str] = frozenset()
     handler_fields: frozenset[str] = frozenset()
+    # A prompt hook's text is a question the CLI asks its model ("asked": Claude Code) or input
+    # it submits to the conversation as a person would ("submitted": Copilot CLI).
+    prompt_hooks: Literal["asked", "submitted"] = "asked"
     # The permission setups it can run under (catalog/setup.py), its default first: preapproved
     # (the tools allowed up front), none (no such flag: the agent's own default), its modes.
     permission_setups: tuple[str, ...] = ("preapproved", "none")

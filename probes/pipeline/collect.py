@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from probes import limits
+from probes.agents import AGENTS
 from probes.agents.base import Registration
 from probes.catalog.recipes import ResolvedRecipe
 from probes.classify import SENTINEL_RE, hook_texts
@@ -301,7 +302,10 @@ def collect(
     ]
     log = read_jsonl(Path(plan["model_log"]))
     commands, unreadable = collect_invocations(run, hooks, result)
-    answered = [*evaluations(log, hooks, t0), *submissions(log, hooks, t0)]  # no process: the model's log says
+    # no process: the model's log says. A Stop hook's feedback may quote a prompt hook's text in
+    # the main conversation: a submission only where the agent submits prompt hooks.
+    submitted = submissions(log, hooks, t0) if AGENTS[recipe.agent].prompt_hooks == "submitted" else []
+    answered = [*evaluations(log, hooks, t0), *submitted]
     invocations = sorted([*commands, *answered], key=lambda i: i.start_offset_s)
     phrases = [t for h in registered for t in hook_texts(h)]
     requests = [model_request(r, t0, phrases) for r in log]
