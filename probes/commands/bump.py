@@ -74,7 +74,7 @@ def handle(args: argparse.Namespace) -> int:
                 )
             )
         return Exit.OK
-    night = bump.probe_and_report(plans, Path(args.results), args.jobs, args.report_only, args.link_base)
+    night = bump.probe_and_report(plans, Path(args.results), args.jobs, args.report_only, args.link_base, surface=True)
     if args.json:
         print(json.dumps({"plans": night.docs, "verdicts_changed": night.changed, "report": "\n".join(night.reports)}, indent=2))
     else:

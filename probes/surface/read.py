@@ -69,3 +69,25 @@ def check_agent(name: str) -> None:
     """One line before anything is installed when the agent has no reader (vscode)."""
     if name not in READERS:
         raise InputError(f"probe surface reads {', '.join(sorted(READERS))}; not {name}")
+
+
+def changed_line(agent_name: str, old: str, new: str) -> str | None:
+    """`surface changed: +X, -Y` between two installed versions, for a report (probe bump);
+    None for an agent with no reader; a version not installed here is said, not installed."""
+    from probes.agents import AGENTS
+    from probes.errors import ProbeError
+    from probes.surface.diff import summary, surface_diff
+    from probes.versions.install import install
+    from probes.versions.prefixes import installed
+
+    agent = AGENTS[agent_name]
+    if agent_name not in READERS:
+        return None
+    missing = [v for v in (old, new) if not installed(agent, v)]
+    if missing:
+        return f"surface not compared: {', '.join(missing)} not installed here"
+    try:  # install() of an installed version only holds it, so no eviction takes it mid-read
+        a, b = (surface(agent, v, install(agent, v)) for v in (old, new))
+    except (ProbeError, BadFile, OSError) as e:
+        return f"surface not compared ({str(e)[:200]})"
+    return summary(surface_diff(a, b))

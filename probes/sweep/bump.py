@@ -15,6 +15,7 @@ from probes.evidence.load import load, versions_of
 from probes.evidence.model import check_writable
 from probes.limits import PLAN_MAX_BYTES, BadFile, load_json
 from probes.report.diff import Change, compared, diff, diff_text
+from probes.surface.read import changed_line
 from probes.sweep import matrix
 from probes.sweep.narrow import Narrowed, narrow
 from probes.versions import spec
@@ -167,8 +168,11 @@ def compare(p: Plan, results: Path) -> list[Step]:
     return steps
 
 
-def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path, link_base: str = "") -> str:
-    """A Markdown change report, fit for a pull-request body."""
+def report(
+    p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path, link_base: str = "", surface: bool = False
+) -> str:
+    """A Markdown change report, fit for a pull-request body; with `surface`, each step says
+    what the new release declares that the one before did not (both installed here)."""
 
     def link(version: str, recipe: str) -> str:
         path = results / p.agent / version / f"{recipe}.json"
@@ -192,6 +196,8 @@ def report(p: Plan, steps: list[Step], failed: list[matrix.Cell], results: Path,
                 "",
             ]
             continue
+        if surface and (said := changed_line(p.agent, s.before, s.after)):  # docs/surface.md
+            lines += [f"{said}.", ""]
         if s.verdicts:
             lines += [f"| recipe | {s.before} | {s.after} | changed in | evidence |", "|---|---|---|---|---|"]
             lines += [
@@ -314,7 +320,12 @@ class Night:
 
 
 def probe_and_report(
-    plans: list[Plan], results: Path, jobs: int | None = None, report_only: bool = False, link_base: str = ""
+    plans: list[Plan],
+    results: Path,
+    jobs: int | None = None,
+    report_only: bool = False,
+    link_base: str = "",
+    surface: bool = False,
 ) -> Night:
     """Run each plan's cells through the matrix (none with `report_only`: a cell without
     evidence then counts as failed) and compare each new version with the one before it."""
@@ -333,6 +344,6 @@ def probe_and_report(
         steps = compare(p, results)
         if not (report_only or p.fixed):
             bisect_changes(p, steps, results, jobs)
-        night.reports.append(report(p, steps, bad, results, link_base))
+        night.reports.append(report(p, steps, bad, results, link_base, surface))
         night.docs.append(as_json(p, steps, bad))
     return night

@@ -77,3 +77,17 @@ def test_bad_input_is_one_line_and_exit_2(argv, said, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1
+
+
+def test_bump_report_says_what_the_surface_gained(monkeypatch, tmp_path):
+    from probes.surface.read import changed_line
+    from probes.sweep import bump
+
+    monkeypatch.setenv("PROBE_CACHE", str(tmp_path))  # nothing installed
+    assert changed_line("claude", "9.9.8", "9.9.9") == "surface not compared: 9.9.8, 9.9.9 not installed here"
+    assert changed_line("vscode", "1.0.0", "1.0.1") is None  # no reader
+    monkeypatch.setattr(bump, "changed_line", lambda agent, old, new: "surface changed: +PreModelSwitch")
+    plan = bump.Plan("claude", "9.9.8", "9.9.8", ["9.9.9"], "all", [])
+    steps = [bump.Step("9.9.8", "9.9.9", compared=1)]
+    assert "surface changed: +PreModelSwitch." in bump.report(plan, steps, [], tmp_path, surface=True)
+    assert "surface" not in bump.report(plan, steps, [], tmp_path)  # unit tests and library callers: off
