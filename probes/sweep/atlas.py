@@ -17,6 +17,7 @@ from typing import Any
 from probes.catalog.recipes import Recipe
 from probes.catalog.windows import Span, Window, span
 from probes.errors import InputError
+from probes.evidence import unrunnable
 from probes.evidence.load import Cell, load
 from probes.report import timeline
 from probes.versions.spec import semver_key
@@ -43,6 +44,8 @@ class Coverage:
     control_missing: list[str]  # probed versions of the window whose control has no record
     pinned_unprobed: list[str]  # pinned versions with no record of the recipe
     pinned_unserved: list[str]  # pinned versions the registry snapshot does not serve: never probed
+    cannot_run: dict[str, str] = field(default_factory=dict)  # unprobed releases of the window that could not run: reason
+    closed: list[Open] = field(default_factory=list)  # boundaries with only releases that cannot run between
 
     @property
     def probed(self) -> list[str]:
@@ -74,19 +77,30 @@ def non_control(recipes: Mapping[str, Recipe], agent: str, recipe: str | None = 
 
 
 def coverage(
-    cells: Sequence[Cell], agent: str, recipe: str, control: str | None, window: Span, snapshot: Sequence[str]
+    cells: Sequence[Cell],
+    agent: str,
+    recipe: str,
+    control: str | None,
+    window: Span,
+    snapshot: Sequence[str],
+    unrunnable: Mapping[str, str] | None = None,
 ) -> Coverage:
     """One recipe's coverage over `window` from its cells (one agent's; other recipes' are
-    passed over) and the registry snapshot (which releases exist)."""
+    passed over) and the registry snapshot (which releases exist). A release in `unrunnable`
+    (evidence/unrunnable.py) leaves no gap: a boundary with only such releases between is
+    closed, an end stretch of only such releases is no stretch."""
+    lost = unrunnable or {}
     mine = [c for c in cells if c.agent == agent and c.recipe == recipe]
     inside = set(window.releases)
     points = timeline.points_from(mine)
     segments, bounds = timeline.build({v: p for v, p in points.items() if v in inside}, timeline.candidates_of(snapshot))
-    opened = [Open(b.before, b.after, timeline.between(b.before, b.after, window.releases)) for b in bounds if not b.exact]
+    gaps = [Open(b.before, b.after, timeline.between(b.before, b.after, window.releases)) for b in bounds if not b.exact]
+    opened = [o for o in gaps if any(v not in lost for v in o.between)]
     probed = [v for s in segments for v in s.probed]
     key = semver_key
     head = [v for v in window.releases if not probed or key(v) < key(probed[0])]
     tail = [v for v in window.releases if probed and key(v) > key(probed[-1])]
+    head, tail = ([] if all(v in lost for v in vs) else vs for vs in (head, tail))
     served = set(snapshot)
     return Coverage(
         agent,
@@ -99,8 +113,10 @@ def coverage(
         head,
         tail,
         sorted({c.version for c in mine if c.control_missing and c.version in points and c.version in inside}, key=key),
-        [p for p in window.pinned if p in served and p not in points],
+        [p for p in window.pinned if p in served and p not in points and p not in lost],
         [p for p in window.pinned if p not in served],
+        {v: lost[v] for v in window.releases + window.pinned if v in lost and v not in points},
+        [o for o in gaps if o not in opened],
     )
 
 
@@ -143,11 +159,12 @@ def check(
                 f"`probe timeline {agent} RECIPE --fill` writes it"
             )
         win = span(agent, windows[agent], snapshot, lo, hi)
+        lost = unrunnable.read(results, agent)
         names = non_control(recipes, agent, recipe, core)
         cells = load(results, agent) if names else []
         got = AgentCoverage(agent, win)
         for name in names:
-            got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot))
+            got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, lost))
         out.append(got)
     return out
 
@@ -173,6 +190,8 @@ def recipe_json(c: Coverage) -> dict[str, Any]:
         "control_missing": c.control_missing,
         "pinned_unprobed": c.pinned_unprobed,
         "pinned_unserved": c.pinned_unserved,
+        "cannot_run": [{"version": v, "reason": r} for v, r in c.cannot_run.items()],
+        "closed_by_unrunnable": [{"before": o.before, "after": o.after, "between": o.between} for o in c.closed],
         "probes_needed": c.probes_needed,
     }
 
@@ -240,5 +259,7 @@ def text(found: Sequence[AgentCoverage], every: bool = False) -> str:
     lines = []
     for a in found:
         lines += [recipe_text(c) for c in a.recipes if every or not c.complete]
+        lost = {v: r for c in a.recipes for v, r in c.cannot_run.items()}
+        lines += [f"  cannot run {v}: {lost[v]}" for v in sorted(lost, key=semver_key)]
         lines.append(summary_text(a))
     return "\n".join(lines)

@@ -9,7 +9,7 @@ recipe's expected cost as the matrix's shards are (matrix.shard)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from probes import progress
 from probes.agents import get as get_agent
 from probes.errors import Exit
+from probes.evidence import unrunnable
 from probes.evidence.load import load
 from probes.report import timeline
 from probes.sweep import matrix
@@ -57,26 +58,45 @@ class Done:
 def again(c: Coverage, results: Path) -> Coverage:
     """The pair's coverage re-read from results/ (what the probes just wrote counts)."""
     snapshot = timeline.read_snapshot(results, c.agent) or c.window.releases
-    return coverage(load(results, c.agent, c.recipe), c.agent, c.recipe, c.control, c.window, snapshot)
+    lost = unrunnable.read(results, c.agent)
+    return coverage(load(results, c.agent, c.recipe), c.agent, c.recipe, c.control, c.window, snapshot, lost)
+
+
+def runnable_ends(c: Coverage, lost: Mapping[str, str]) -> tuple[str, str] | None:
+    """The first and last releases of the window not known to fail (None: none left)."""
+    ok = [v for v in c.window.releases if v not in lost]
+    return (ok[0], ok[-1]) if ok else None
 
 
 def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     t0 = time.monotonic()
     done = Done(c.agent, c.recipe)
     agent = get_agent(c.agent)
-    if c.head or c.tail or c.opened:  # ends first (an `every` past the window samples only them), then halving
-        w = c.window
-        done.filled = fill(agent, c.recipe, results, None, f"{w.first}..{w.last}", len(w.releases) + 1, jobs)
+    lost = unrunnable.read(results, c.agent)
+    ends = runnable_ends(c, lost)
+    if ends and (c.head or c.tail or c.opened):  # ends first (an `every` past the window samples only them), then halving
+        lo, hi = ends
+        done.filled = fill(agent, c.recipe, results, None, f"{lo}..{hi}", len(c.window.releases) + 1, jobs, unrunnable=lost)
+        remember(results, c.agent, skipped_of(done.filled))
         c = again(c, results)
     with Runner(agent, c.recipe, results, jobs) as runner:
         if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
             done.pinned = runner.probe(c.pinned_unprobed)
+            remember(results, c.agent, done.pinned)
             c = again(c, results)
         if c.control and c.control_missing:
             done.controls = runner.probe(c.control_missing, recipe=c.control)
     done.after = again(c, results)
     done.wall_s = round(time.monotonic() - t0, 1)
     return done
+
+
+def remember(results: Path, agent: str, points: Sequence[Point]) -> None:
+    """The releases that could not run (install, start, another version ran), with the
+    reason, kept so the next atlas passes over them (evidence/unrunnable.py)."""
+    lost = {p.version: p.reason for p in points if p.skipped and p.reason}
+    if lost:
+        unrunnable.record(results, agent, lost)
 
 
 def fill_all(pairs: Sequence[Coverage], results: Path, jobs: int = 1) -> list[Done]:

@@ -8,6 +8,7 @@ every version probed and on both versions of each boundary found (bisect.control
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,9 @@ def fill(
     jobs: int = 1,
     repeat: int = 1,
     prereleases: bool = False,
+    unrunnable: Mapping[str, str] | None = None,
 ) -> Filled:
+    """`unrunnable`: releases known not to run (version -> reason): searches pass over them."""
     t0 = time.monotonic()
     pub = spec.published(agent.package)
     results.mkdir(parents=True, exist_ok=True)
@@ -103,7 +106,9 @@ def fill(
             runner.prefetch(wanted[1:])  # install the rest while the first ones probe
             done.sampled = runner.probe(wanted)
         tried: set[tuple[str, str]] = set()
-        skipped = {p.version: p for p in done.sampled if p.skipped}
+        skipped = {v: Point(v, reason=r) for v, r in (unrunnable or {}).items()} | {
+            p.version: p for p in done.sampled if p.skipped
+        }
         while True:
             known = known_points(results, agent.name, recipe, observation)
             inside = {v: p for v, p in known.items() if not selector or v in scope}

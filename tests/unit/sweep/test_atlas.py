@@ -167,3 +167,29 @@ def test_shards_of_pairs_are_disjoint_deterministic_and_cover_every_pair(tmp_pat
     assert sum(map(len, slices)) == len(pairs) and set().union(*map(set, slices)) == pairs
     assert slices[1] == [(c.agent, c.recipe) for c in sharded(found, (2, 3))]
     assert len(sharded(found, None)) == len(pairs)
+
+
+def test_releases_that_cannot_run_are_kept_with_their_reason_and_close_what_they_hold_open(tmp_path, capsys):
+    from probes.evidence import unrunnable
+    from probes.sweep.atlas_fill import remember, runnable_ends
+    from probes.sweep.search import Point
+
+    results = built(tmp_path, {"1.0.2": "allowed", "1.0.5": "denied", "1.0.9": "denied"})
+    remember(results, "copilot", [Point("1.0.3", reason="npm error notarget"), Point("1.0.4", "allowed")])
+    path = unrunnable.path_of(results, "copilot")
+    assert json.loads(path.read_text()) == {"agent": "copilot", "releases": {"1.0.3": "npm error notarget"}}
+    before = path.stat().st_mtime_ns
+    assert unrunnable.record(results, "copilot", {"1.0.3": "npm error notarget"}) is None and path.stat().st_mtime_ns == before
+    unrunnable.record(results, "copilot", {"1.0.0": "needs Node.js 24", "1.0.1": "x" * 400, "1.0.4": "no platform package"})
+    lost = unrunnable.read(results, "copilot")
+    assert list(lost) == ["1.0.0", "1.0.1", "1.0.3", "1.0.4"] and len(lost["1.0.1"]) == unrunnable.REASON_MAX
+    assert load(results)  # the evidence globs never take it for a record
+    win = windows.span("copilot", windows.Window.model_validate({"from": "1.0.0"}), RELEASES)
+    c = atlas.coverage(load(results, "copilot"), "copilot", RECIPE, CONTROL, win, RELEASES, lost)
+    assert c.complete and not c.head and [(o.before, o.after) for o in c.closed] == [("1.0.2", "1.0.5")]
+    assert c.cannot_run == {v: lost[v] for v in ("1.0.0", "1.0.1", "1.0.3", "1.0.4")}
+    assert runnable_ends(c, lost) == ("1.0.2", "1.0.9")
+    without = atlas.coverage(load(results, "copilot"), "copilot", RECIPE, CONTROL, win, RELEASES)
+    assert without.head == ["1.0.0", "1.0.1"] and [o.between for o in without.opened] == [["1.0.3", "1.0.4"]]
+    path.write_text("[1]")
+    assert unrunnable.read(results, "copilot") == {} and "every release counts as runnable" in capsys.readouterr().err
