@@ -36,6 +36,9 @@ def test_the_run_answers_a_hook_that_is_not_a_process(real_tools, tmp_path, reci
     assert inv["handler_type"] == kind and inv["pid"] == 0
     assert isinstance(inv["payload"], dict) and inv["payload"]["hook_event_name"] in ("PreToolUse", "Stop")
     assert ev["hooks"][0]["handler"]["type"] == kind
+    # each invocation is an evaluation (a Stop block's feedback quoting the hook's text in the
+    # main conversation is no invocation: 9 stop evaluations, not 17)
+    assert all(isinstance(i["payload"], dict) for i in ev["invocations"])
 
 
 def test_an_http_post_tool_hook_is_delivered_with_its_headers(real_tools, tmp_path):
