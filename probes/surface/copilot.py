@@ -132,4 +132,6 @@ def read(agent: Agent, prefix: Path) -> tuple[list[Item], list[str]]:
                 items += reader(blob)
         except BadFile as e:
             notes.append(str(e))
+    if not any(i.kind in ("decision_field", "env") for i in items):  # 0 is "not read", not "none declared"
+        notes.append("decision fields and env vars: read from app.js only (none there); runtime.node has no anchor for them")
     return items, notes
