@@ -55,6 +55,16 @@ AUX_TEXT = "ok"
 SEVERITY_ASKED = "<severity>N</severity>"
 HARMLESS = "<severity>0</severity>"
 MODEL = "probe-model"
+# Assistant messages a CLI writes into the conversation itself, not turns the model played:
+# Qwen Code before 0.15 acknowledges its own environment context (Gemini CLI's old opening).
+CANNED_ACKS = frozenset({"Got it. Thanks for the context!"})
+
+
+def played_turn(message: Mapping[str, Any]) -> bool:
+    """An assistant message the model played (not one of CANNED_ACKS)."""
+    if message.get("role") != "assistant":
+        return False
+    return message.get("tool_calls") is not None or texts.content_text(message.get("content")).strip() not in CANNED_ACKS
 
 
 # ---------------------------------------------------------------- script -> tool calls
@@ -166,7 +176,7 @@ def plan_reply(
     start, marker = current_prompt(messages, prompts or {})
     if marker and prompts:
         script = prompts[marker]
-    turn = sum(1 for m in messages[start + 1 :] if m.get("role") == "assistant")
+    turn = sum(1 for m in messages[start + 1 :] if played_turn(m))
     step = script[turn] if turn < len(script) else None
     if step is None:
         said = [s for s in script if "text" in s]
