@@ -13,6 +13,7 @@ from typing import Any, Literal
 from probes.catalog import windows
 from probes.catalog.setup import split_stem
 from probes.errors import InputError
+from probes.evidence import unrunnable
 from probes.evidence.load import Cell, load
 from probes.report.ranges import Line, line
 from probes.report.timeline import candidates_of, read_snapshot, span
@@ -179,8 +180,14 @@ def at_release(results: Path, recipe: str | None, at: str, agent_opt: str | None
         s.version,
         classifiers,
         candidates_of(snap) if snap is not None else None,
-        _window_note(s.agent, s.version, snap),
+        _window_note(s.agent, s.version, snap) + _lost_note(results, s.agent, s.version),
     )
+
+
+def _lost_note(results: Path, agent: str, version: str) -> str:
+    """`; 1.0.56 could not run: REASON` when the atlas kept a reason for it (evidence/unrunnable.py)."""
+    reason = unrunnable.read(results, agent).get(version)
+    return f"; {version} could not run: {reason}" if reason else ""
 
 
 def _window_note(agent: str, version: str, snap: list[str] | None) -> str:

@@ -74,3 +74,13 @@ def test_table_at_command_exit_status_json_and_bad_input(tmp_path):
     ):
         bad = probe_cmd("table", *args, results=results)
         assert bad.returncode == 2 and said in bad.stderr and bad.stderr.count("\n") == 1, (args, bad.stderr)
+
+
+def test_a_release_kept_as_unrunnable_says_so(tmp_path):
+    from probes.evidence import unrunnable
+    from probes.report.at import at_release
+
+    results = built(tmp_path)
+    unrunnable.record(results, "copilot", {"1.0.6": "needs Node.js 24"})
+    got = at_release(results, RECIPE, "copilot@1.0.6")[0]
+    assert got.kind == "open" and got.text.endswith("; 1.0.6 could not run: needs Node.js 24")
