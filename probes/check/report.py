@@ -15,6 +15,7 @@ from tabulate import tabulate
 from probes.check.config import scripts_named
 from probes.check.model import HookReport, Report
 from probes.progress import ON
+from probes.report.width import columns
 
 
 def hook_name(h: HookReport) -> str:
@@ -75,9 +76,13 @@ def table(report: Report) -> str:
         f"{s.get('command') or s['kind']!r}: {fmt(s['ran'])} (without the hooks: {fmt(s['control_ran'])})"
         for s in report["steps"]
     )
-    rows = [(hook_name(h), shown(h), short(h["reason"])) for h in report["hooks"]]
+    rows = [(hook_name(h), shown(h), h["reason"]) for h in report["hooks"]]
     head = f"{report['agent']} {report['version'] or 'unknown version'}, scenario {report['scenario']}: {steps or 'no tool step'}"
-    body = tabulate(rows, headers=["hook", "verdict", "reason"])
+    # each reason whole: wrapped in its column on a terminal (or COLUMNS), on one line when piped
+    width = columns()
+    used = max((len(r[0]) for r in rows), default=4) + max((len(r[1]) for r in rows), default=7) + 4
+    fit = [None, None, max(30, width - used)] if width else None
+    body = tabulate(rows, headers=["hook", "verdict", "reason"], maxcolwidths=fit)
     lines = [head, body, *changed_lines(report), *expectation_lines(report), summary(report["hooks"])]
     return "\n".join([*lines, f"evidence: {report['evidence']}"])
 

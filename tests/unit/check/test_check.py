@@ -409,15 +409,20 @@ def report_of(version: str, hooks: list[dict], met: bool = True) -> dict:
     }
 
 
-def test_a_hook_is_named_by_its_script_and_the_table_ends_with_a_summary():
+def test_a_hook_is_named_by_its_script_and_the_table_ends_with_a_summary(monkeypatch):
     deny = hook_report('"$CLAUDE_PROJECT_DIR"/.claude/hooks/no-curl.sh', "effective")
     broken = hook_report('"$(git rev-parse --show-toplevel)"/hooks/raises.py', "broken", "fail-open", "x" * 300)
     assert check.hook_name(deny) == ".claude/hooks/no-curl.sh (PreToolUse [Bash])"
     assert check.hook_name(broken) == "hooks/raises.py (PreToolUse [Bash])"
-    text = check.table(report_of("2.1.328", [deny, broken]))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    text = check.table(report_of("2.1.328", [deny, broken]))  # piped: each reason whole, on its line
     assert "2 hooks: 1 effective, 1 broken" in text and "broken (fail-open)" in text
     assert "ok   'curl x' expected blocked: did not run (without the hooks: ran)" in text
-    assert max(len(line) for line in text.splitlines()) < 200  # a reason is cut short
+    assert "x" * 300 in text
+    monkeypatch.setenv("COLUMNS", "120")
+    fitted = check.table(report_of("2.1.328", [deny, broken]))  # a terminal's width: wrapped whole
+    table_lines = fitted.split("ok   'curl x'")[0].splitlines()
+    assert max(len(line) for line in table_lines) <= 120 and fitted.count("x") == text.count("x")
 
 
 def test_versions_are_one_table_that_marks_what_differs():
