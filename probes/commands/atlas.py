@@ -42,6 +42,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="versions probed at once in a search (default 1)",
     )
+    p.add_argument(
+        "--minutes",
+        type=count("--minutes", 1, 24 * 60),
+        metavar="M",
+        help="start no new (agent, recipe) pair after M minutes: what is done stays, the next run resumes (the nightly's bound)",
+    )
     add_results(p)
     add_json(p)
     add_progress(p)
@@ -83,7 +89,9 @@ def handle(args: argparse.Namespace) -> int:
     check_writable(results)
     progress.enable(args.progress)
     pairs = atlas_fill.sharded(found, args.shard)
-    done = atlas_fill.fill_all(pairs, results, args.jobs)
+    if args.minutes and args.check:
+        raise InputError("--minutes bounds the filling; --check probes nothing")
+    done = atlas_fill.fill_all(pairs, results, args.jobs, args.minutes)
     after = atlas.check(results, wins, recipes, agents, args.recipe, args.core, lo, hi)
     if args.json:
         print(json.dumps({"filled": [atlas_fill.done_json(d) for d in done], **atlas.as_json(after)}, indent=2))

@@ -99,11 +99,16 @@ def remember(results: Path, agent: str, points: Sequence[Point]) -> None:
         unrunnable.record(results, agent, lost)
 
 
-def fill_all(pairs: Sequence[Coverage], results: Path, jobs: int = 1) -> list[Done]:
-    """Each incomplete pair filled in turn (one CLI version at a time unless --jobs)."""
+def fill_all(pairs: Sequence[Coverage], results: Path, jobs: int = 1, minutes: int | None = None) -> list[Done]:
+    """Each incomplete pair filled in turn (one CLI version at a time unless --jobs); with
+    `minutes`, no pair is begun after that long (the rest is left for the next run)."""
     out = []
     todo = [c for c in pairs if not c.complete]
+    deadline = time.monotonic() + minutes * 60 if minutes else None
     for n, c in enumerate(todo, 1):
+        if deadline is not None and time.monotonic() >= deadline:
+            progress.say(f"atlas: {minutes} min spent, {len(todo) - n + 1} pair(s) left for the next run")
+            break
         progress.say(f"atlas {n}/{len(todo)}: {c.agent} {c.recipe} over {c.window.first}..{c.window.last}")
         out.append(fill_pair(c, results, jobs))
     return out
