@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from probes.commands.options import add_json, add_results
@@ -19,7 +20,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--coverage", action="store_true", help="each declared event, handler type and field beside the recipes that probe it"
     )
-    add_results(p, "evidence directory --coverage looks in (default: ./results)")
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help="also write the events, handler types and fields and decision fields read to RESULTS/AGENT/surface-VERSION.json "
+        "(what probe table's coverage reads)",
+    )
+    add_results(p, "evidence directory --coverage looks in and --save writes to (default: ./results)")
     add_json(p)
 
 
@@ -51,6 +58,8 @@ def surface_text(s: Surface) -> str:
 def handle(args: argparse.Namespace) -> int:
     if args.diff and args.coverage:
         raise InputError("--diff and --coverage are separate views: give one")
+    if args.save and args.diff:
+        raise InputError("--save writes one version's surface: not with --diff")
     want = 2 if args.diff else 1
     if len(args.specs) != want:
         raise InputError(
@@ -69,6 +78,10 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps(d, indent=2) if args.json else diff_text(d))
         return Exit.OK
     s = load(args.specs[0])
+    if args.save:
+        from probes.surface.saved import save
+
+        print(f"probe: saved {save(s, Path(args.results))}", file=sys.stderr)
     if args.coverage:
         from probes.catalog.recipes import load_all
         from probes.surface.coverage import coverage, coverage_text

@@ -11,9 +11,10 @@ from pathlib import Path
 from probes.catalog.recipes import load_all
 from probes.commands.options import add_results
 from probes.errors import Exit, InputError
-from probes.evidence.load import load
+from probes.evidence.load import load, versions_of
 from probes.evidence.model import write_atomic
 from probes.report import tables
+from probes.report.coverage import coverages
 from probes.report.page import html_page
 from probes.report.ranges import known_candidates
 from probes.report.width import columns
@@ -65,12 +66,15 @@ def handle(args: argparse.Namespace) -> int:
     classifiers.update({c.recipe: recipes[c.base].classifier for c in cells if c.setup_key and c.base in recipes})
     pairs = {name: r.compare_with for name, r in recipes.items() if r.compare_with}  # extension -> command-hook recipe
     known = known_candidates(results, sorted({c.agent for c in cells}))  # the registry snapshots
+    full = not (args.agent or args.recipe)
+    # each agent's events probed, from its saved surface (offline): on the page and the index
+    cov = coverages(results, {a: versions_of(cells, a) for a in known}, recipes) if full or args.format == "html" else {}
     if args.format == "json":
         print(tables.as_json(cells), end="")
     elif args.format == "html":
         write_atomic(
             out,
-            html_page(cells, classifiers, out.parent, known),
+            html_page(cells, classifiers, out.parent, known, cov),
             "table",
             "check --output" if args.output else "check the results directory",
         )
@@ -82,6 +86,6 @@ def handle(args: argparse.Namespace) -> int:
         # a setup's row (RECIPE@KEY=VALUE) asks its recipe's question: said once
         questions.update({c.recipe: f"{c.base}'s question, under {c.setup_key}" for c in cells if c.setup_key})
         print(tables.compact(cells, classifiers, known, width, questions), end="")
-    if not (args.agent or args.recipe):  # the index covers everything, so only a full table writes it
-        tables.write_index(results, cells, classifiers, pairs, known)
+    if full:  # the index covers everything, so only a full table writes it
+        tables.write_index(results, cells, classifiers, pairs, known, {a: c.line for a, c in cov.items()})
     return Exit.OK

@@ -17,6 +17,7 @@ from probes.catalog.setup import base_of
 from probes.evidence.load import Cell, grouped, versions_of
 from probes.report.cells import Classifiers, Known
 from probes.report.colours import MEANINGS, css, meaning_of_cell
+from probes.report.coverage import Coverages, coverage_html
 from probes.report.legend import CLAIM_HEADERS, claims_list, legend_html
 from probes.report.page_script import SCRIPT, STYLE
 from probes.report.ranges import Line, line, line_text
@@ -198,8 +199,11 @@ def claims_tables(cells: list[Cell], agent: str, classifiers: Classifiers) -> st
     )
 
 
-def html_page(cells: list[Cell], classifiers: Classifiers, base: Path, known: Known | None = None) -> str:
-    """The page; `base` is the directory it is written to (evidence links are relative)."""
+def html_page(
+    cells: list[Cell], classifiers: Classifiers, base: Path, known: Known | None = None, coverage: Coverages | None = None
+) -> str:
+    """The page; `base` is the directory it is written to (evidence links are relative);
+    `coverage`: each agent's events probed (report/coverage.py), a section after the colours."""
     known = known or {}
     agents = sorted({c.agent for c in cells})
     both = {a: axis_of(cells, a, known.get(a)) for a in agents}
@@ -228,6 +232,7 @@ gave one verdict, coloured by what happened, and links to the record of its firs
 it are the probed versions, each linked to its record. A row whose verdict changes is marked, and each
 change is drawn exact or open.</p>
 {legend_colours()}
+{coverage_html(coverage or {})}
 <p class="filters">Agent <select id="agent"><option>all</option>{opts(agents)}</select>
 Recipe group <select id="group"><option>all</option>{opts(groups)}</select>
 <label><input type="checkbox" id="changes"> only recipes whose verdict changes</label>

@@ -14,6 +14,7 @@ from typing import TypedDict
 
 from probes.agents import AGENTS
 from probes.catalog.recipes import Recipe
+from probes.surface.kinds import EventCoverage, event_coverage, kinds_text, unreachable
 from probes.surface.model import PLURAL, Surface
 
 COVERED_KINDS = ("event", "handler_type", "handler_field")
@@ -34,7 +35,9 @@ class Coverage(TypedDict):
     version: str
     rows: list[Row]
     counts: dict[str, dict[str, int]]  # kind -> {"declared", "probed" (a recipe), "evidence"}
-    summary: str
+    summary: str  # the events by kind (kinds.py), and the unreachable ones
+    items_summary: str  # every covered kind: `12 of 34 events probed (12 with evidence here), ...`
+    by_kind: EventCoverage  # each event's payload, liveness and decision recipes (docs/surface.md)
 
 
 def command_keys(agent: str) -> tuple[str, str]:
@@ -103,12 +106,15 @@ def coverage(s: Surface, recipes: dict[str, Recipe], results: Path) -> Coverage:
         }
         for k in COVERED_KINDS
     }
+    by_kind = event_coverage(s, recipes, results, unreachable(s.agent))
     return {
         "agent": s.agent,
         "version": s.version,
         "rows": rows,
         "counts": counts,
-        "summary": summary_line(s.agent, s.version, counts),
+        "summary": by_kind["summary"],
+        "items_summary": summary_line(s.agent, s.version, counts),
+        "by_kind": by_kind,
     }
 
 
@@ -122,7 +128,7 @@ def summary_line(agent: str, version: str, counts: dict[str, dict[str, int]]) ->
 
 
 def coverage_text(c: Coverage) -> str:
-    lines = [c["summary"]]
+    lines = [c["summary"], c["items_summary"], *kinds_text(c["by_kind"])]
     for kind in COVERED_KINDS:
         rows = [r for r in c["rows"] if r["kind"] == kind]
         if not rows:

@@ -50,7 +50,8 @@ def test_coverage_relates_declared_items_to_recipes_and_evidence(tmp_path):
     assert rows["TeammateIdle"]["recipes"] == []  # a gap
     assert rows["http"]["recipes"] and rows["command.asyncRewake"]["recipes"]
     assert "--x" not in rows  # flags are listed, not related to recipes
-    assert c["summary"].startswith("claude 9.9.9: 1 of 2 events probed (1 with evidence here)")
+    assert c["items_summary"].startswith("claude 9.9.9: 1 of 2 events probed (1 with evidence here)")
+    assert c["summary"].startswith("claude 9.9.9: 2 events declared; payload 0, liveness 1,")  # by kind: test_kinds
     assert "TeammateIdle" in coverage_text(c) and "gap: no recipe" in coverage_text(c)
 
 
