@@ -113,10 +113,15 @@ def add_dry_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
 
 
-def add_search(c: argparse.ArgumentParser, verb: str) -> None:
-    """What `bisect` and `timeline` both take (docs/ranges.md)."""
+def add_search(c: argparse.ArgumentParser, verb: str, recipe_optional: bool = False) -> None:
+    """What `bisect` and `timeline` both take (docs/ranges.md); `recipe_optional`: bisect, whose
+    --surface searches installs instead of a recipe's verdicts."""
     c.add_argument("agent")
-    c.add_argument("recipe", help="recipe name (see `probe list`), or RECIPE@KEY=VALUE in another setup")
+    c.add_argument(
+        "recipe",
+        nargs="?" if recipe_optional else None,
+        help="recipe name (see `probe list`), or RECIPE@KEY=VALUE in another setup",
+    )
     add_setup(c)
     c.add_argument("--observation", metavar="KEY", help="compare this observation's value, not the outcome label")
     c.add_argument("--prereleases", action="store_true", help="pre-releases are candidates too")
