@@ -4,6 +4,7 @@ after the first run each test takes about a second."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from probes.surface.model import Surface
 from probes.surface.read import surface
 from probes.surface.scan import mapped
 from probes.versions.install import install
-from tests.helpers import CLAUDE, CODEX, COPILOT
+from tests.helpers import CLAUDE, CODEX, COPILOT, RESULTS, probe
 
 GEMINI = "gemini@0.61.0"  # in the CLI cache (tests/real/test_gemini.py probes it)
 
@@ -82,3 +83,28 @@ def test_each_flag_names_its_help_line(spec):
     s, _ = read(spec)
     for i in s.of("flag"):
         assert i.help and i.line and i.name.split()[-1] in i.line
+
+
+def test_bisect_finds_the_first_release_that_declares_an_event(tmp_path):
+    """Claude Code 2.1.251 declares PreModelSwitch, 2.1.250 does not (docs/surface.md): two
+    installs (cached after the first run), no session."""
+    argv = ["--surface", "event:PreModelSwitch", "--from", "2.1.250", "--to", "2.1.251", "--results", str(tmp_path)]
+    proc = probe("bisect", "claude", *argv, "--json")
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["status"] == "boundary" and r["exact"] and r["probed"] == ["2.1.250", "2.1.251"]
+    assert (r["before"]["value"], r["after"]["value"]) == ("absent", "declared")
+    assert r["after"]["where"].startswith("node_modules/@anthropic-ai/claude-code-linux-x64/claude@")
+
+
+def test_coverage_by_kind_of_the_pinned_claude_and_its_saved_surface(tmp_path):
+    """The summary says each kind against the committed evidence; --save writes what probe
+    table reads (here into a temporary results directory)."""
+    proc = probe("surface", CLAUDE, "--coverage", "--json", "--results", str(RESULTS))
+    assert proc.returncode == 0, proc.stderr
+    c = json.loads(proc.stdout)
+    assert " events declared; payload " in c["summary"] and c["by_kind"]["counts"]["liveness"]["evidence"] >= 1
+    assert {"PreToolUse", "Stop"} <= {e["name"] for e in c["by_kind"]["events"] if e["kinds"]["liveness"]["evidence"]}
+    assert probe("surface", CLAUDE, "--save", "--results", str(tmp_path)).returncode == 0
+    saved = Surface.model_validate_json((tmp_path / "claude" / f"surface-{CLAUDE.split('@')[1]}.json").read_text())
+    assert {"PreToolUse", "Stop"} <= names(saved, "event") and not saved.of("flag")
