@@ -19,7 +19,7 @@ from probes.agents.base import (
     version_from_user_agent,
 )
 from probes.agents.config import HookSource, merge_json, native_hooks, write_json
-from probes.agents.events import PASCAL_EVENTS
+from probes.agents.events import CLAUDE_EVENTS, PASCAL_EVENTS
 
 if TYPE_CHECKING:
     from probes.evidence.model import Invocation, ModelRequest
@@ -111,7 +111,7 @@ def write_plugin(target: ConfigTarget, registrations: Sequence[Registration]) ->
 class Claude(Agent):
     name = "claude"
     package = "@anthropic-ai/claude-code"
-    events = PASCAL_EVENTS
+    events = {**PASCAL_EVENTS, **CLAUDE_EVENTS}
     # Its tools per kind (Task: the subagent tool of releases before Agent).
     tool_names: Mapping[str, Sequence[str]] = {
         "shell": ["Bash"],

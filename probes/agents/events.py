@@ -19,6 +19,33 @@ CANONICAL_EVENTS = (
     "before_model",  # Gemini CLI: BeforeModel, AfterModel, BeforeToolSelection
     "after_model",
     "tool_selection",
+    # Claude Code's own (CLAUDE_EVENTS), each with a recipe that makes it fire
+    "post_tool_batch",
+    "prompt_expansion",
+    "stop_failure",
+    "post_compact",
+    "permission_denied",
+    "setup",
+    "instructions_loaded",
+    "cwd_changed",
+    "file_changed",
+    "directory_added",
+    "config_change",
+    "task_created",
+    "task_completed",
+    "elicitation",
+    "elicitation_result",
+    "message_display",
+    "pre_skill_shell",
+    "worktree_create",
+    "worktree_remove",
+    "pre_model_switch",
+    "post_model_switch",
+    # Codex's and Copilot's own, each with a recipe that makes it fire (or a reason in docs/surface.md)
+    "interrupt",
+    "pre_mcp_tool",
+    "post_result",
+    "pre_pr_description",
 )
 
 PASCAL_EVENTS = {
@@ -34,4 +61,30 @@ PASCAL_EVENTS = {
     "pre_compact": "PreCompact",
     "permission_request": "PermissionRequest",
     "notification": "Notification",
+}
+
+# Events only Claude Code declares (its binary's hook event list): the PascalCase aliases above
+# are shared with Copilot and Qwen Code, these are not.
+CLAUDE_EVENTS = {
+    "post_tool_batch": "PostToolBatch",
+    "prompt_expansion": "UserPromptExpansion",
+    "stop_failure": "StopFailure",
+    "post_compact": "PostCompact",
+    "permission_denied": "PermissionDenied",
+    "setup": "Setup",
+    "instructions_loaded": "InstructionsLoaded",
+    "cwd_changed": "CwdChanged",
+    "file_changed": "FileChanged",
+    "directory_added": "DirectoryAdded",
+    "config_change": "ConfigChange",
+    "task_created": "TaskCreated",
+    "task_completed": "TaskCompleted",
+    "elicitation": "Elicitation",
+    "elicitation_result": "ElicitationResult",
+    "message_display": "MessageDisplay",
+    "pre_skill_shell": "PreSkillShellCommand",
+    "worktree_create": "WorktreeCreate",
+    "worktree_remove": "WorktreeRemove",
+    "pre_model_switch": "PreModelSwitch",
+    "post_model_switch": "PostModelSwitch",
 }

@@ -46,6 +46,10 @@ class Recipe(Strict):
     disk_mb: int = Field(default=DISK_MB, ge=16, le=4096)  # each directory the session writes is capped at this
     env: Env | dict[str, Env] = Field(default_factory=dict)  # CLI env changes (None unsets), or one per agent
     cwd: str | None = None  # a subdirectory of the workspace the CLI starts in
+    files: dict[str, str] = Field(default_factory=dict)  # written into the workspace (committed) before the session
+    args: list[str] = Field(default_factory=list, max_length=8)  # more CLI arguments, after the agent's own (print session)
+    # print session: SIGINT to the CLI this long after the model's first tool call (a person's Ctrl-C)
+    interrupt_s: float | None = Field(default=None, gt=0, le=30)
     # Its default setup (catalog/setup.py): keys the recipe leaves out take each agent's default.
     # config_location, permissive and mode are its older spellings of config, permissions, session.
     setup: dict[str, str] = Field(default_factory=dict)
@@ -69,11 +73,11 @@ class Recipe(Strict):
     def _cwd_inside(cls, v: str | None) -> str | None:
         return inside(v, "cwd", "the workspace")
 
-    @field_validator("watch_files")
+    @field_validator("watch_files", "files")
     @classmethod
-    def _watch_inside(cls, v: list[str]) -> list[str]:
+    def _paths_inside(cls, v: list[str] | dict[str, str]) -> list[str] | dict[str, str]:
         for path in v:
-            inside(path, "watched file", "the directory the CLI starts in")
+            inside(path, "file", "the workspace")
         return v
 
     @field_validator("env")
@@ -211,6 +215,9 @@ class Recipe(Strict):
             disk_mb=self.disk_mb,
             env=self.env_for(agent),
             cwd=self.cwd,
+            files=dict(self.files),
+            args=tuple(self.args),
+            interrupt_s=self.interrupt_s,
             config_location=setup["config"],
             permissions=setup["permissions"],
             watch_files=tuple(self.watch_files),
@@ -273,6 +280,9 @@ class ResolvedRecipe:
     disk_mb: int = DISK_MB  # each directory the session writes is capped at this (rundirs.py)
     setup: Mapping[str, str] = field(default_factory=dict)  # every dimension (catalog/setup.py)
     setup_key: str = ""  # what differs from the recipe's default setup ("" when nothing)
+    files: Mapping[str, str] = field(default_factory=dict)  # written into the workspace first
+    args: tuple[str, ...] = ()  # more CLI arguments (a print session)
+    interrupt_s: float | None = None  # SIGINT this long after the model's first tool call (a print session)
 
     @property
     def stem(self) -> str:

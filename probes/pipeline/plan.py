@@ -52,10 +52,14 @@ TTY_READY_TIMEOUT_S = 30.0  # from a start to the ready prompt
 HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm", "/root")
 
 
-def workspace(run: RunDirs) -> None:
-    """A fresh git repository with one commit, as a user's project would be."""
+def workspace(run: RunDirs, files: Mapping[str, str] | None = None) -> None:
+    """A fresh git repository with one commit, as a user's project would be: a README and the
+    recipe's `files` (a CLAUDE.md, a slash command)."""
     env = {"PATH": BASE_PATH, "HOME": str(run.home), "GIT_CONFIG_NOSYSTEM": "1"}
     (run.workspace / "README.md").write_text("probe workspace\n")
+    for rel, content in (files or {}).items():
+        (run.workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (run.workspace / rel).write_text(content)
     for cmd in (
         ["git", "init", "-q", "-b", "main"],
         ["git", "add", "-A"],
@@ -199,7 +203,8 @@ def marker_path(step: Step, index: int) -> str | None:
     return step.path
 
 
-def script(turns: Sequence[Step]) -> list[ScriptStep]:
+def script(turns: Sequence[Step], root: Path | None = None) -> list[ScriptStep]:
+    """The model's steps; `root`: file paths given as absolute under it (Agent.absolute_paths)."""
     out: list[ScriptStep] = []
     for i, step in enumerate(turns):
         s = cast("ScriptStep", step.model_dump(exclude_none=True))  # Step's fields are its keys
@@ -207,7 +212,7 @@ def script(turns: Sequence[Step]) -> list[ScriptStep]:
         if step.tool == "shell" and step.command is None:
             s["command"] = f"echo ran > {path}"
         if step.tool in ("create_file", "edit_file", "view_file") and path is not None:
-            s["path"] = path
+            s["path"] = str(root / path) if root is not None else path
         if step.tool == "edit_file":
             s.setdefault("old", "probe workspace")
             s.setdefault("new", "probe workspace, edited")
@@ -271,14 +276,14 @@ def runner_plan(
     plan: Plan = {
         "argv": interactive[0]["steps"][0].get("argv", [])
         if interactive
-        else [*agent.argv(prefix, recipe.prompt, recipe.permissions), *extra_argv],
+        else [*agent.argv(prefix, recipe.prompt, recipe.permissions), *extra_argv, *recipe.args],
         "env": {k: v for k, v in env.items() if v is not None},
         "cwd": str(cwd),
         "budget_s": recipe.budget_s + agent.startup_s,  # from the CLI's start; an agent slow to start
         "turn_budget_s": recipe.budget_s,  # from its first model request: start-up under load is no verdict
         "run_id": uuid.uuid4().hex,
-        "script": script(recipe.turns),
-        "subagent_script": script(recipe.subagent_turns),
+        "script": script(recipe.turns, cwd if agent.absolute_paths else None),
+        "subagent_script": script(recipe.subagent_turns, cwd if agent.absolute_paths else None),
         "subagent_sentinel": SUBAGENT_SENTINEL,
         "tool_names": {kind: list(names) for kind, names in agent.tool_names.items()},
         "hook_answers": {h.key: hook_answer(h.answer) for h in recipe.hooks if h.handler.type in ANSWERED},
@@ -292,6 +297,8 @@ def runner_plan(
     }
     if run.capped:
         plan["capped"] = run.capped
+    if recipe.interrupt_s is not None:
+        plan["interrupt_s"] = recipe.interrupt_s
     if interactive is not None:
         plan["interactive"], plan["prompt_scripts"] = interactive
     return plan

@@ -48,6 +48,7 @@ RUNNER_FILES = (
     "cutoff.py",
     "model.py",
     "dialects.py",
+    "arguments.py",
     "evaluations.py",
     "texts.py",
     "hook.py",
@@ -123,7 +124,7 @@ def install(backend: Backend, agent: Agent, version: str, recipe: ResolvedRecipe
     prefix = backend.prepare(agent, version)
     _install_s[run.root] = 0.0 if cached else round(time.monotonic() - started, 3)
     run.resize(recipe.disk_mb)
-    workspace(run)
+    workspace(run, recipe.files)
     return prefix
 
 

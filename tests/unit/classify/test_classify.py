@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
@@ -17,6 +18,13 @@ from tests.helpers import ROOT, fixture
 FIXTURES = ROOT / "results"
 CASES = sorted(FIXTURES.glob("*/*/*.json"))
 RECIPES = load_all()
+
+
+def explained() -> set[tuple[str, ...]]:
+    """(agent@version, recipe) of every check in results/FINDINGS.md: a label its control shares
+    there is explained by a finding (an event that version does not have, ...)."""
+    text = (FIXTURES / "FINDINGS.md").read_text(encoding="utf-8")
+    return {tuple(head.split()[:2]) for head in re.findall(r"<!--\s*check:\s*([^;]*);", text)}
 
 
 def session(ev: dict) -> dict:
@@ -48,7 +56,9 @@ def test_every_recipe_has_evidence_that_disagrees_with_its_control(agent, versio
     """Per pinned version: every recipe that applies has committed evidence, and its label
     differs from its control's, in its default setup or in one it declares (VS Code's
     SIGTERM-ignoring hook and the one that honours SIGTERM both hold the turn under dash; bash
-    tells them apart). test_real.py re-runs each and checks the label still holds."""
+    tells them apart), unless a finding names that record and its control's (PreSkillShellCommand
+    on a release before it existed). test_real.py re-runs each and checks the label still holds."""
+    named = explained()
     for name, recipe in RECIPES.items():
         if agent not in recipe.agents:
             continue
@@ -65,7 +75,8 @@ def test_every_recipe_has_evidence_that_disagrees_with_its_control(agent, versio
             for a, b in pairs
             if a.exists() and b.exists()
         ]
-        assert any(differ), (name, control, keys)
+        ok = {(f"{agent}@{version}", n) for n in (name, control)} <= named
+        assert any(differ) or ok, (name, control, keys)
 
 
 def test_liveness_labels():
