@@ -41,6 +41,25 @@ def records(tree: Path, blobs: dict[str, bytes] | None = None, known: dict[str, 
     return found
 
 
+def surfaces(tree: Path) -> dict[str, bytes]:
+    """`agent/surface-VERSION.json` -> its bytes, for each saved surface in `tree` (probe bump
+    saves them beside the evidence): regular files only, checked as surfaces of what their
+    names say; one that is not is refused, by name."""
+    from probes.surface.model import Surface  # only here: merge reads surfaces, nothing else does
+
+    found = {}
+    for path in sorted(tree.glob("*/surface-*.json")):
+        try:
+            data = read_bounded(path, EVIDENCE_MAX_BYTES, follow=False)
+            s = Surface.model_validate_json(data)
+        except (BadFile, ValueError) as e:
+            raise InputError(f"{path}: not a saved surface ({str(e).splitlines()[0][:200]})") from None
+        if path.parent.is_symlink() or path.name != f"surface-{s.version}.json" or path.parent.name != s.agent:
+            raise InputError(f"{path}: holds the surface of {s.agent}@{s.version}, not what its path says")
+        found[path.relative_to(tree).as_posix()] = data
+    return found
+
+
 def describe(path: Path, data: bytes) -> str:
     record = parse_evidence(path, data)
     return f"{path} (run {record['run_id'][:8]}, outcome {record['outcome']})"
@@ -70,6 +89,8 @@ def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, 
             f"{f' and {len(clash) - 1} more cell(s)' if len(clash) > 1 else ''}: "
             f"{describe(dest / clash[0], existing[clash[0]])}; pass --replace to let the merged records win"
         )
+    # saved surfaces are derived (a read of an install), not records: the last tree's wins, uncounted
+    saved = {k: v for tree in sources for k, v in surfaces(tree).items()}
     dest.mkdir(parents=True, exist_ok=True)
     check_writable(dest)
     for rel, blob in sorted(blobs.items()):  # blobs first: a record is never there without them
@@ -78,6 +99,8 @@ def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, 
     for rel, (_, data) in chosen.items():
         if rel not in same:
             write_atomic(dest / rel, data.decode("utf-8"))
+    for rel, data in saved.items():
+        write_atomic(dest / rel, data.decode("utf-8"))
     return len(chosen) - len(same), len(same)
 
 

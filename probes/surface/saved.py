@@ -43,3 +43,24 @@ def saved_versions(results: Path, agent: str) -> list[str]:
     folder = results / agent
     found = [p.name.removeprefix("surface-").removesuffix(".json") for p in folder.glob("surface-*.json")]
     return sorted(found, key=semver_key)
+
+
+def save_installed(agent_name: str, version: str, results: Path) -> Path | None:
+    """`probe bump`'s: save the surface of a version installed here (read, or from the read
+    cache), beside its evidence; None, installing nothing, when it is not installed here or
+    has no reader, or the read fails (a nightly goes on without it)."""
+    from probes.agents import AGENTS
+    from probes.errors import ProbeError
+    from probes.surface.read import READERS, surface
+    from probes.versions import install
+    from probes.versions.prefixes import installed
+
+    agent = AGENTS.get(agent_name)
+    if agent is None or agent_name not in READERS or not installed(agent, version):
+        return None
+    try:  # install() of an installed version only holds it, so no eviction takes it mid-read
+        return save(surface(agent, version, install.install(agent, version)), results)
+    except (ProbeError, BadFile, OSError):
+        return None
+    finally:
+        install.release(agent, version)

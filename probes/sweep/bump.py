@@ -16,6 +16,7 @@ from probes.evidence.model import check_writable
 from probes.limits import PLAN_MAX_BYTES, BadFile, load_json
 from probes.report.diff import Change, compared, diff, diff_text
 from probes.surface.read import changed_line
+from probes.surface.saved import save_installed
 from probes.sweep import matrix
 from probes.sweep.narrow import Narrowed, narrow
 from probes.versions import spec
@@ -341,6 +342,9 @@ def probe_and_report(
         else:
             done = matrix.run(p.cells, results, jobs) if p.cells else []
         bad = [c for c in done if c.status != "done"]
+        if surface and not report_only:  # each new release's surface beside its evidence (docs/surface.md)
+            for v in p.versions:
+                save_installed(p.agent, v, results)
         steps = compare(p, results)
         if not (report_only or p.fixed):
             bisect_changes(p, steps, results, jobs)

@@ -134,3 +134,22 @@ def test_probe_table_writes_coverage_to_the_index_the_agent_page_and_the_page(tm
     assert "Events: 1 of 5 events probed (claude 9.9.9)" in (root / "claude.md").read_text()
     assert probe("table", "--format", "html", "--results", str(root)).returncode == 0
     assert "claude 9.9.9: 1 of 5 events probed" in (root / "index.html").read_text()
+
+
+def test_merge_carries_saved_surfaces_and_refuses_a_misplaced_one(tmp_path):
+    from probes.evidence import merge
+    from tests.helpers import shard_tree
+
+    a = shard_tree(tmp_path, "a", "claude/2.1.328/hang-pretool")
+    b = shard_tree(tmp_path, "b", "claude/2.1.328/payload-pretool")
+    save(surface("9.9.9"), a)
+    save(surface("9.9.9"), b)  # two shards of one agent save the same read
+    dest = tmp_path / "out"
+    assert merge.merge([a, b], dest) == (2, 0)  # surfaces are not records: not counted
+    assert load_saved(dest, "claude", "9.9.9") == surface("9.9.9").model_copy(
+        update={"items": [i for i in surface("9.9.9").items if i.kind != "flag"]}
+    )
+    (a / "claude" / "surface-9.9.9.json").rename(a / "claude" / "surface-9.9.8.json")
+    with pytest.raises(InputError, match="not what its path says"):
+        merge.merge([a], tmp_path / "out2")
+    assert not (tmp_path / "out2").exists()  # checked before anything is written
