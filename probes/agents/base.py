@@ -99,6 +99,9 @@ class Agent(Protocol):
     # The tool kinds the scripted model can call on it (None: all); `probe check` refuses a
     # scenario that needs another.
     tool_kinds: frozenset[str] | None = None
+    # Its file tools refuse a relative path (Qwen Code: "File path must be absolute"): the
+    # scripted model's paths are then given against the session's working directory.
+    absolute_paths: bool = False
     # The name a hook is told for a tool the model calls by another (Codex: exec_command is Bash).
     hook_tool_names: Mapping[str, str] = MappingProxyType({})
     # The environment variables it gives its hooks that say which CLI runs them (the env

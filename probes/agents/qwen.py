@@ -105,7 +105,10 @@ class Qwen(Agent):
         "view_file": ["read_file"],
     }
     tool_kinds = frozenset({"shell", "create_file", "edit_file", "view_file"})
-    hook_env_markers = ("QWEN_PROJECT_DIR",)
+    absolute_paths = True  # "File path must be absolute: probe-created-1.txt" (0.24.4), before any hook
+    # Its hooks get QWEN_PROJECT_DIR and QWEN_CODE_STARTUP_VERSION (0.24.4), but a marker added
+    # here is a new key in every committed env record of every agent: left for a reclassify.
+    hook_env_markers = ()
     project_dir_vars = ("QWEN_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")
     expanded_vars = ("QWEN_PROJECT_DIR", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR")  # replaced in the command (0.24.4)
     extension: ExtensionSurface | None = None
@@ -176,7 +179,10 @@ class Qwen(Agent):
     ) -> tuple[str | None, str]:
         if version := version_from_user_agent(requests, UA_RE):
             return version, "model request User-Agent"
-        return None, "no model request named the version"
+        for inv in invocations:  # 0.24.4 gives its hooks the version it started as
+            if version := inv.env.get("QWEN_CODE_STARTUP_VERSION"):
+                return version, "hook env QWEN_CODE_STARTUP_VERSION"
+        return None, "neither a model request nor a hook named the version"
 
 
 AGENT: Agent = Qwen()  # mypy checks the module against the protocol
