@@ -14,7 +14,9 @@ offsets, pids) and the run's identity (run_id, started_at).
                 hook command a CLI quotes back)
     $PORT       a loopback port (the scripted model's); $PORT_2, ... for other ports
     $UUID_1     UUIDs (session, prompt, request ids), numbered by first appearance
-    $CALL_1     tool-call ids the scripted model made up (toolu_..., call_...), likewise
+    $CALL_1     tool-call ids the scripted model made up (toolu_..., call_...), and those
+                Qwen Code makes up itself (toolu_<13 digits>_<9 characters>), likewise
+    $MODEL_ID   the hash Qwen Code gives its model's configuration (probe-model@<8 hex>)
     $MSG_1      message ids the scripted model made up (msg_..., chatcmpl-...), likewise
     $AGENT_1    Claude's subagent ids (a + 16 hex digits), likewise
     $TRACE_1    W3C trace contexts (traceparent 00-<trace>-<span>-<flags>), likewise
@@ -38,7 +40,8 @@ RUN_NAME_RE = re.compile(r"probe-run-[a-z0-9_]{8}(?![A-Za-z0-9_])")
 RUN_SLUG_RE = re.compile(r"-(?:[A-Za-z0-9]+-)*probe-run-[a-z0-9-]{8}(?![A-Za-z0-9])")
 PORT_RE = re.compile(r"(?<![\w.])(127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):(\d{1,5})(?!\d)")
 UUID_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![0-9A-Za-z])")
-CALL_RE = re.compile(r"(?<![0-9A-Za-z_])(?:toolu_[0-9a-f]{20}|call_[0-9a-f]{12})(?![0-9A-Za-z])")
+CALL_RE = re.compile(r"(?<![0-9A-Za-z_])(?:toolu_[0-9a-f]{20}|toolu_[0-9]{13}_[0-9a-z]{9}|call_[0-9a-f]{12})(?![0-9A-Za-z])")
+MODEL_ID_RE = re.compile(r"(?<=probe-model@)[0-9a-f]{8}(?![0-9A-Za-z])")  # Qwen's QWEN_CODE_MODEL_IDENTITY
 AGENT_RE = re.compile(r"(?<![0-9A-Za-z_])a[0-9a-f]{16}(?![0-9A-Za-z])")
 TRACE_RE = re.compile(r"(?<![0-9A-Za-z])00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(?![0-9A-Za-z])")
 # Where a record shows the workspace's commit without the run knowing it (schema version 1):
@@ -79,6 +82,7 @@ class Names:
         s = UUID_RE.sub(self.numbering("UUID"), s)
         s = AGENT_RE.sub(self.numbering("AGENT"), s)
         s = CALL_RE.sub(self.numbering("CALL"), s)
+        s = MODEL_ID_RE.sub("$MODEL_ID", s)
         return MSG_RE.sub(self.numbering("MSG"), s)
 
     def numbering(self, kind: str) -> Callable[[re.Match[str]], str]:

@@ -128,3 +128,16 @@ def test_a_version_1_record_upgrades_to_stable_names():
         assert v1["run_id"] not in text and v2["run_id"] == v1["run_id"]  # the identity stays, once
         assert "$UUID_1" in text and ("127.0.0.1:$PORT" in text or v1["agent"] != "claude")
         assert upgrade(v2) == v2
+
+
+def test_qwen_codes_own_tool_ids_and_model_identity_get_names():
+    """Qwen Code names a tool call itself (toolu_<ms>_<random>) and hashes its model's
+    configuration into QWEN_CODE_MODEL_IDENTITY: both differ per run."""
+
+    def run(call: str, identity: str) -> dict:
+        return {"payload": {"tool_use_id": call}, "env": {"QWEN_CODE_MODEL_IDENTITY": f"probe-model@{identity}"}}
+
+    first = normalise(run("toolu_1796199997285_4yg7agjrj", "1574aca4"), {})
+    assert first == {"payload": {"tool_use_id": "$CALL_1"}, "env": {"QWEN_CODE_MODEL_IDENTITY": "probe-model@$MODEL_ID"}}
+    assert normalise(run("toolu_1796201089099_n0rrw039s", "7589414f"), {}) == first
+    assert normalise(first, {}) == first
