@@ -61,7 +61,7 @@ ROLLOUT_HEAD = 1024 * 1024  # a rollout's first line, session_meta, holds the ve
 UA_RE = re.compile(r"codex_(?:exec|cli_rs|tui)/(\d+\.\d+\.\d+\S*)")
 TRIPLES = {"x86_64": "x86_64-unknown-linux-musl", "aarch64": "aarch64-unknown-linux-musl", "arm64": "aarch64-unknown-linux-musl"}
 PLATFORM_PACKAGES = {"x86_64": "codex-linux-x64", "aarch64": "codex-linux-arm64", "arm64": "codex-linux-arm64"}
-# Codex's hook events (developers.openai.com/codex/hooks); PostCompact has no canonical event.
+# Codex's hook events named as Claude Code's (developers.openai.com/codex/hooks), and its own.
 CODEX_EVENTS = (
     "pre_tool",
     "post_tool",
@@ -74,6 +74,8 @@ CODEX_EVENTS = (
     "pre_compact",
     "permission_request",
 )
+CODEX_OWN = {"post_compact": "PostCompact", "interrupt": "Interrupt"}
+TOOL_NAMES = {"shell": ["shell", "exec_command"], "edit_file": ["apply_patch"], "subagent": ["spawn_agent"]}
 BYPASS_HOOK_TRUST_SINCE = (0, 131, 0)  # --dangerously-bypass-hook-trust (openai/codex#21768)
 # Hook review, and hooks/list's currentHash (0.128.0's hooks/list has no hash; it needs none).
 HOOK_TRUST_SINCE = (0, 129, 0)
@@ -274,14 +276,12 @@ def _version(prefix: Path) -> tuple[int, ...]:
 class Codex(Agent):
     name = "codex"
     package = "@openai/codex"
-    events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS}
+    events = {k: v for k, v in PASCAL_EVENTS.items() if k in CODEX_EVENTS} | CODEX_OWN
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_hooks, "user": write_user_hooks}
     hook_sources = HOOK_SOURCES
-    # shell and apply_patch: older releases' tools.
-    tool_names: Mapping[str, Sequence[str]] = {"shell": ["shell", "exec_command"], "edit_file": ["apply_patch"]}
-    # The scripted model's tools here: exec_command only (0.171.0 offers no file tool, and
-    # spawn_agent is not one the scripted model drives).
-    tool_kinds = frozenset({"shell"})
+    # shell, apply_patch: older releases' tools; the scripted model's here: exec_command, spawn_agent (0.171.0)
+    tool_names = TOOL_NAMES
+    tool_kinds = frozenset({"shell", "subagent"})
     hook_tool_names: Mapping[str, str] = {"exec_command": "Bash"}  # its hooks' tool_name (measured on 0.171.0)
     extension: ExtensionSurface | None = None
 

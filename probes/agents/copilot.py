@@ -68,6 +68,7 @@ class Copilot(Agent):
         "notification": "notification",
         "error": "errorOccurred",
         "prompt_transformed": "userPromptTransformed",
+        "pre_mcp_tool": "preMcpToolCall",  # before an MCP tool request is sent (1.0.51)
     }
     # Its tools per kind (powershell: on Windows; str_replace_editor: older releases).
     tool_names: Mapping[str, Sequence[str]] = {
@@ -76,6 +77,7 @@ class Copilot(Agent):
         "edit_file": ["edit", "str_replace_editor"],
         "view_file": ["view"],
         "subagent": ["task", "agent"],
+        "mcp": ["probe-probe_tool"],  # the probe MCP server's tool: Copilot names it SERVER-TOOL
     }
     hook_env_markers = ("COPILOT_CLI", "COPILOT_CLI_BINARY_VERSION", "COPILOT_PROJECT_DIR", "COPILOT_PLUGIN_ROOT", "COPILOT_HOME")
     project_dir_vars = ("COPILOT_PROJECT_DIR",)
@@ -175,6 +177,11 @@ class Copilot(Agent):
         if permissions != "preapproved":
             raise InputError("copilot -p needs --allow-all-tools: permissions=none runs with session=interactive")
         return [str(self.binary_path(prefix)), "-p", prompt, "--allow-all-tools", "--no-auto-update"]
+
+    def mcp_argv(self, config: Path, tools: Sequence[str]) -> tuple[str, ...]:
+        """The probe's MCP server added to the user's (--additional-mcp-config @FILE, an
+        mcpServers file); -p's --allow-all-tools already allows its tools."""
+        return ("--additional-mcp-config", f"@{config}")
 
     # Interactive sessions (measured on 1.0.80 and 1.0.92): markers on the rendered screen, keys.
     tty: Tty = {

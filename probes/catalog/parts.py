@@ -134,6 +134,7 @@ class Step(Strict):
     path: str | None = None
     content: str | None = None
     prompt: str | None = None  # subagent: what the child is asked (it plays subagent_turns)
+    escalate: bool | None = None  # shell: ask to run it outside the sandbox, where the tool can (Codex)
 
     @field_validator("path")
     @classmethod

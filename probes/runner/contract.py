@@ -52,6 +52,7 @@ class ScriptStep(TypedDict, total=False):
     prompt: str
     old: str
     new: str
+    escalate: bool  # shell: ask to run outside the sandbox (Codex: sandbox_permissions require_escalated)
 
 
 class Markers(TypedDict):
@@ -116,6 +117,7 @@ class Plan(TypedDict):
     prompt_scripts: NotRequired[dict[str, list[ScriptStep]]]  # interactive: marker -> script
     tool_names: NotRequired[dict[str, list[str]]]  # the agent's: kind -> its tool names, most likely first
     hook_answers: NotRequired[dict[str, HookAnswer]]  # prompt and http hooks: key -> what the run answers
+    interrupt_s: NotRequired[float]  # SIGINT to the CLI this long after the model first served a tool call
     port_files: NotRequired[list[str]]  # config files holding "{port}" (an http hook's URL): filled in at start
     interactive: NotRequired[Interactive]
     records: str

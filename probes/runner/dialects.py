@@ -11,6 +11,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .contract import Reply
 
 
@@ -216,7 +218,9 @@ def gemini_chunks(reply: Reply, model: str) -> list[bytes]:
 def responses_as_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A Responses API request (`input` items, flat `tools`) in the chat-completions shape the
     script logic reads: developer and user messages, each function call as an assistant turn,
-    each call's output as a tool message. Tools of a `namespace` are listed by name too."""
+    each call's output as a tool message. Tools of a `namespace` are listed by name too, and
+    `tool_namespaces` says which namespace each of those is in (a call to it must name it:
+    Codex 0.171.0's spawn_agent is in multi_agent_v1, and a call without it is unsupported)."""
     messages: list[dict[str, Any]] = []
     if body.get("instructions"):
         messages.append({"role": "system", "content": body["instructions"]})
@@ -234,12 +238,15 @@ def responses_as_chat(body: dict[str, Any]) -> dict[str, Any]:
         elif kind in ("function_call_output", "custom_tool_call_output"):
             output = item.get("output")
             messages.append({"role": "tool", "content": output if isinstance(output, str) else json.dumps(output)})
-    tools = []
+    tools, namespaces = [], {}
     listed = [t for t in body.get("tools") or [] if isinstance(t, dict)]
-    for t in [inner for outer in listed for inner in outer.get("tools") or [outer]]:  # a namespace's too
-        if t.get("type") == "function" and t.get("name"):
-            tools.append({"type": "function", "function": {"name": t["name"], "parameters": t.get("parameters") or {}}})
-    return {**body, "messages": messages, "tools": tools}
+    for outer in listed:
+        for t in outer.get("tools") or [outer]:  # a namespace's too
+            if t.get("type") == "function" and t.get("name"):
+                tools.append({"type": "function", "function": {"name": t["name"], "parameters": t.get("parameters") or {}}})
+                if t is not outer and isinstance(outer.get("name"), str):
+                    namespaces[t["name"]] = outer["name"]
+    return {**body, "messages": messages, "tools": tools, "tool_namespaces": namespaces}
 
 
 def _response(model: str, status: str, output: list[dict[str, Any]]) -> dict[str, Any]:
@@ -260,12 +267,14 @@ def _response(model: str, status: str, output: list[dict[str, Any]]) -> dict[str
     }
 
 
-def _responses_item(reply: Reply) -> dict[str, Any]:
+def _responses_item(reply: Reply, namespaces: Mapping[str, str]) -> dict[str, Any]:
     if "tool" in reply:
+        namespace = namespaces.get(reply["tool"])
         return {
             "type": "function_call",
             "id": "fc_" + uuid.uuid4().hex[:24],
             "call_id": "call_" + uuid.uuid4().hex[:24],
+            **({"namespace": namespace} if namespace else {}),
             "name": reply["tool"],
             "arguments": json.dumps(reply.get("arguments")),
             "status": "completed",
@@ -275,10 +284,10 @@ def _responses_item(reply: Reply) -> dict[str, Any]:
     return {"type": "message", "id": mid, "role": "assistant", "status": "completed", "content": [text]}
 
 
-def responses_events(reply: Reply, model: str) -> list[bytes]:
+def responses_events(reply: Reply, model: str, namespaces: Mapping[str, str] | None = None) -> list[bytes]:
     """A streamed Responses reply: created, one output item (a function call whose arguments
     arrive in two deltas, or a message with one text delta), completed."""
-    item = _responses_item(reply)
+    item = _responses_item(reply, namespaces or {})
     events: list[dict[str, Any]] = [{"type": "response.created", "response": _response(model, "in_progress", [])}]
     ref = {"output_index": 0, "item_id": item["id"]}
     if item["type"] == "function_call":
@@ -299,5 +308,5 @@ def responses_events(reply: Reply, model: str) -> list[bytes]:
     return [_sse(e["type"], {**e, "sequence_number": i}) for i, e in enumerate(events)]
 
 
-def responses_message(reply: Reply, model: str) -> dict[str, Any]:
-    return _response(model, "completed", [_responses_item(reply)])
+def responses_message(reply: Reply, model: str, namespaces: Mapping[str, str] | None = None) -> dict[str, Any]:
+    return _response(model, "completed", [_responses_item(reply, namespaces or {})])

@@ -33,11 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
     from . import dialects, evaluations, texts
+    from .arguments import tool_arguments
     from .contract import HOOK_PATH
 else:  # run as a script (runner.py), with its files beside it
     import dialects
     import evaluations
     import texts
+    from arguments import tool_arguments
     from contract import HOOK_PATH
 
 if TYPE_CHECKING:
@@ -88,45 +90,6 @@ def pick_tool(kind: str, schemas: dict[str, Schema], names: ToolNames) -> str | 
         if name in schemas:
             return name
     return None
-
-
-def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
-    """Fill the arguments a tool's schema asks for from a script step."""
-    props = (schema or {}).get("properties") or {}
-    path = step.get("path", "probe-file.txt")
-    values: dict[str, Any] = {
-        "command": step.get("command", ""),
-        "cmd": step.get("command", ""),  # Codex's exec_command
-        "description": "probe step",
-        "explanation": "probe step",  # VS Code's run_in_terminal also requires `goal`
-        "goal": "probe step",
-        "instruction": "probe step",  # Gemini CLI's replace
-        "path": path,
-        "file_path": path,
-        "filePath": path,  # VS Code's file tools (camelCase)
-        "file_text": step.get("content", "probe\n"),
-        "content": step.get("content", "probe\n"),
-        "old_str": step.get("old", "probe"),
-        "old_string": step.get("old", "probe"),
-        "new_str": step.get("new", "probed"),
-        "new_string": step.get("new", "probed"),
-        "oldString": step.get("old", "probe"),
-        "newString": step.get("new", "probed"),
-        "startLine": 1,
-        "endLine": 50,
-        "prompt": step.get("prompt", "Reply with the word done."),
-        "subagent_type": "general-purpose",
-        "agent_type": "general-purpose",
-        "name": "probe-subagent",
-    }
-    args = {k: v for k, v in values.items() if k in props}
-    if step.get("tool") == "shell" and "cmd" not in props:
-        args["command"] = step.get("command", "")
-        if "mode" in props:
-            args["mode"] = "sync"
-        if "initial_wait" in props:
-            args["initial_wait"] = 60
-    return args
 
 
 def current_prompt(messages: list[dict[str, Any]], prompts: dict[str, list[ScriptStep]]) -> tuple[int, str | None]:
@@ -213,6 +176,7 @@ class ScriptedModel:
         self.subagent = subagent
         self.prompts = prompts or {}
         self.final_texts = 0  # main-conversation text replies served: a turn's model part is over
+        self.first_tool_at: float | None = None  # when a main-conversation tool call was first served
         self.log_path = Path(log_path)
         self._lock = threading.Lock()
         self._seq = 0
@@ -336,13 +300,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             m.final_texts += 1
+        if "tool" in reply and not reply.get("aux") and not reply.get("subagent") and m.first_tool_at is None:
+            m.first_tool_at = time.time()
         if "hold_s" in reply and not self._held(reply):
             return
         stream = bool(body.get("stream"))
         if path.endswith("/responses"):
             if stream:
-                return self._send_stream(dialects.responses_events(reply, model))
-            return self._send_json(200, dialects.responses_message(reply, model))
+                return self._send_stream(dialects.responses_events(reply, model, body.get("tool_namespaces")))
+            return self._send_json(200, dialects.responses_message(reply, model, body.get("tool_namespaces")))
         if path.endswith("/chat/completions"):
             if stream:
                 return self._send_stream(dialects.openai_chunks(reply, model))

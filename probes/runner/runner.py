@@ -261,12 +261,15 @@ def prompt_session(s: LiveSession) -> Ended:
             )
         except OSError as e:
             raise CannotStart(f"cannot start {plan['argv'][0]}: {e.strerror}") from None
-    timed_out = False
+    timed_out, interrupt_s = False, plan.get("interrupt_s")
     with exit_waiter(proc.pid) as exited:
         while proc.poll() is None:
             s.watcher.poll()
             if s.interrupted:
                 break
+            if interrupt_s is not None and (tool_at := s.model.first_tool_at) and time.time() >= tool_at + interrupt_s:
+                os.kill(proc.pid, signal.SIGINT)  # a person's Ctrl-C, once (the CLI leads its own session)
+                interrupt_s = None
             if s.cutoff.past_deadline():
                 timed_out = True
                 break

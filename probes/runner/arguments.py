@@ -1,0 +1,54 @@
+"""A tool call's arguments, filled from a script step by what the tool's input schema asks
+for (every agent's names for a command, a path, a prompt...). Standard library only (the
+runner's side)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .contract import ScriptStep
+
+Schema = dict[str, Any]  # a tool's input schema
+
+
+def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
+    """Fill the arguments a tool's schema asks for from a script step."""
+    props = (schema or {}).get("properties") or {}
+    path = step.get("path", "probe-file.txt")
+    values: dict[str, Any] = {
+        "command": step.get("command", ""),
+        "cmd": step.get("command", ""),  # Codex's exec_command
+        "description": "probe step",
+        "explanation": "probe step",  # VS Code's run_in_terminal also requires `goal`
+        "goal": "probe step",
+        "instruction": "probe step",  # Gemini CLI's replace
+        "path": path,
+        "file_path": path,
+        "filePath": path,  # VS Code's file tools (camelCase)
+        "file_text": step.get("content", "probe\n"),
+        "content": step.get("content", "probe\n"),
+        "old_str": step.get("old", "probe"),
+        "old_string": step.get("old", "probe"),
+        "new_str": step.get("new", "probed"),
+        "new_string": step.get("new", "probed"),
+        "oldString": step.get("old", "probe"),
+        "newString": step.get("new", "probed"),
+        "startLine": 1,
+        "endLine": 50,
+        "prompt": step.get("prompt", "Reply with the word done."),
+        "message": step.get("prompt", "Reply with the word done."),  # Codex's spawn_agent
+        "subagent_type": "general-purpose",
+        "agent_type": "general-purpose",
+        "name": "probe-subagent",
+    }
+    args = {k: v for k, v in values.items() if k in props}
+    if step.get("tool") == "shell" and "cmd" not in props:
+        args["command"] = step.get("command", "")
+        if "mode" in props:
+            args["mode"] = "sync"
+        if "initial_wait" in props:
+            args["initial_wait"] = 60
+    if step.get("escalate") and "sandbox_permissions" in props:  # Codex's exec_command: asks for approval
+        args |= {"sandbox_permissions": "require_escalated", "justification": "probe step"}
+    return args
