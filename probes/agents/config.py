@@ -60,6 +60,8 @@ def github_hooks(registrations: Sequence[Registration], command: str, timeout: s
         if r.handler_type == "prompt":  # Copilot's: {"type": "prompt", "prompt": TEXT}, nothing else
             return {"type": "prompt", "prompt": r.prompt}
         hook: dict[str, Any] = {"type": "command", command: r.command}
+        if r.handler_type == "http":  # Copilot's: {"type": "http", "url", TIMEOUT, ...its fields}
+            hook = {"type": "http", "url": r.url, **r.fields}
         if r.timeout_s is not None:
             hook[timeout] = r.timeout_s
         if r.matcher is not None:

@@ -92,7 +92,8 @@ class Copilot(Agent):
     }
     # A prompt hook (sessionStart only) is text the CLI submits as if typed, in a new
     # interactive session (the CLI hooks reference; changelog 0.0.422): not a question it asks.
-    handler_types = frozenset({"command", "prompt"})
+    # An http hook to a loopback URL needs COPILOT_HOOK_ALLOW_LOCALHOST=1 (its runtime's own message).
+    handler_types = frozenset({"command", "prompt", "http"})
     prompt_hooks = "submitted"
     interactive_only_types = frozenset({"prompt"})  # "only in interactive sessions" (its hooks reference)
     recorder_names: Mapping[str, str] = {"probe.json": "probe-recorder.json"}  # .github/hooks/: a name of its own
