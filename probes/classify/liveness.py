@@ -71,6 +71,7 @@ def say_liveness(outcome: str, obs: Observations, event: str | None) -> str:
         "fail-open": f"{hook} that ended with {end} did not stop {gated}: {onward}{after}",
         "fail-closed": f"{hook} that ended with {end} stopped {gated}",
         "allowed": f"{hook} ended with {end} and {onward}",
+        "denied": f"{hook} ended with {end} and {gated} did not go on",  # the CLI refused it (no one to ask)
         "held": f"the session was still waiting on {hook} when the run's budget ran out",
         "no-hook": f"{hook} never ran",
     }.get(outcome, "")
