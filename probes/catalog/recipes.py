@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from probes.agents import AGENTS, CANONICAL_EVENTS, NATIVE, Agent, config_locations
 from probes.catalog.names import NAME_MAX, NAME_RE, recipe_files, recipes_dir
@@ -75,9 +75,9 @@ class Recipe(Strict):
 
     @field_validator("watch_files", "files")
     @classmethod
-    def _paths_inside(cls, v: list[str] | dict[str, str]) -> list[str] | dict[str, str]:
+    def _paths_inside(cls, v: list[str] | dict[str, str], info: ValidationInfo) -> list[str] | dict[str, str]:
         for path in v:
-            inside(path, "file", "the workspace")
+            inside(path, "watched file" if info.field_name == "watch_files" else "file", "the workspace")
         return v
 
     @field_validator("env")

@@ -67,6 +67,8 @@ def test_yaml_syntax_error_names_file_and_line(tmp_path):
         ("surface: extension\nhooks: [{event: pre_tool, behavior: {signal: SIGKILL}}]", "signal: not for extension hooks"),
         ("surface: plugin\nhooks: []", "surface"),
         ("compare_with: nothing\nhooks: []", None),
+        ("files: {../outside.md: x}\nhooks: []", "file '../outside.md' climbs out"),
+        ("args: [a, b, c, d, e, f, g, h, i]\nhooks: []", "args"),
     ],
 )
 def test_invalid_recipe_is_one_input_error(tmp_path, body, message, monkeypatch):
@@ -96,3 +98,17 @@ def test_name_must_match_file(tmp_path):
 def test_unknown_recipe(name):
     with pytest.raises(InputError, match="unknown recipe"):
         recipes.get(name)
+
+
+def test_files_and_args_reach_the_workspace_and_the_command_line(tmp_path):
+    """A recipe's `files` are written into the workspace before its first commit; its `args`
+    follow the agent's own (payload-setup: --init-only)."""
+    from probes.pipeline.plan import workspace
+    from probes.pipeline.rundirs import RunDirs
+
+    r = recipes.get("payload-prompt-expansion").for_agent("claude")
+    assert ".claude/commands/probe-cmd.md" in r.files and r.args == ()
+    assert recipes.get("payload-setup").for_agent("claude").args == ("--init-only",)
+    run = RunDirs(tmp_path / "run")
+    workspace(run, r.files)
+    assert (run.workspace / ".claude/commands/probe-cmd.md").read_text() == r.files[".claude/commands/probe-cmd.md"]
