@@ -121,3 +121,13 @@ def test_workflow_uses_only_probe_commands_that_exist():
     assert {c[1] for c in commands} == {"bump", "atlas", "merge", "table"}
     for argv in commands:
         parser().parse_args(argv[1:])  # an unknown command or flag raises
+
+
+def test_every_agent_the_nightly_plans_has_an_atlas_window():
+    """The probe job runs `probe atlas --agent A` for every agent of the plan: one without a
+    window (probes/catalog/windows.yaml) would fail the job with exit 2."""
+    from probes.catalog import windows
+
+    (plan,) = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
+    planned = {plan[i + 1] for i, word in enumerate(plan) if word == "--agent"}
+    assert planned and planned <= set(windows.load())
