@@ -40,6 +40,9 @@ SLOTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("invocations", "*", "env"), "json"),
     (("cli", "env_names"), "json"),
     (("transcript", "*", "screen"), "text"),
+    # a CLI's own banner and warnings, the same in every record of a version (Qwen's ~500 bytes)
+    (("cli", "stdout_tail"), "text"),
+    (("cli", "stderr_tail"), "text"),
 )
 
 

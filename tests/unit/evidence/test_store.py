@@ -75,13 +75,14 @@ def test_only_the_slots_hold_refs_and_a_value_shaped_like_a_ref_is_stored():
     record = {
         "invocations": [{"env": {"ref": "sha256:" + "0" * 64}, "payload": {"text": "x" * 500}}],
         "model_requests": [{"tools": ["a"], "messages": [{"role": "system", "text": "s" * 500}, {"role": "user", "text": "hi"}]}],
-        "cli": {"env_names": None, "stdout_tail": "o" * 500},
+        "cli": {"env_names": None, "stdout_tail": "o" * 500, "argv": ["a" * 500]},
     }
     stored, blobs = store.compact(record)
     env = stored["invocations"][0]["env"]
     assert store.is_ref(env) and json.loads(blobs[store.ref_hex(env)]) == {"ref": "sha256:" + "0" * 64}
     assert stored["invocations"][0]["payload"] == {"text": "x" * 500}  # not a slot
-    assert stored["cli"] == record["cli"]
+    assert stored["cli"]["argv"] == record["cli"]["argv"] and stored["cli"]["env_names"] is None  # not slots
+    assert blobs[store.ref_hex(stored["cli"]["stdout_tail"])] == b"o" * 500  # a CLI's output is one
     assert store.is_ref(stored["model_requests"][0]["messages"][0]["text"])
     assert stored["model_requests"][0]["messages"][1]["text"] == "hi" and stored["model_requests"][0]["tools"] == ["a"]
 
