@@ -31,7 +31,7 @@ tr.ctlrow th>a{color:#555}tr.ctlrow .bar{height:14px;font-size:10px;line-height:
 .chg{background:#111;color:#fff;font-size:10px;padding:0 4px;border-radius:3px;font-weight:normal}
 .bar{position:relative;height:20px;line-height:20px;background:#fafafa;border:1px solid #ccc}
 .seg{position:absolute;top:0;bottom:0;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;
- text-decoration:none;padding:0 3px 0 6px;box-sizing:border-box;font-size:12px}
+ text-decoration:none;padding:0 3px 0 6px;box-sizing:border-box;font-size:12px;min-width:12px}
 .bd{position:absolute;top:-4px;bottom:-4px;z-index:1;box-sizing:border-box}
 .seg,.bd{left:var(--fl);width:var(--fw)}
 body.common .seg,body.common .bd{left:var(--l);width:var(--w)}

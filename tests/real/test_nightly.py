@@ -166,7 +166,7 @@ def test_workflow_commands_end_to_end_on_a_small_plan(real_tools, tmp_path):
         assert proc.returncode in (0, 3), proc.stderr
         shards.append(runner)
     sharded_cells = [
-        {p.relative_to(s).as_posix() for p in s.rglob("*.json")} - {"copilot/1.0.71/cwd-subdir.json"} for s in shards
+        {p.relative_to(s).as_posix() for p in s.glob("*/*/*.json")} - {"copilot/1.0.71/cwd-subdir.json"} for s in shards
     ]
     assert sharded_cells == [{f"copilot/{old}/cwd-subdir.json"}, {f"copilot/{new}/cwd-subdir.json"}] or sharded_cells == [
         {f"copilot/{new}/cwd-subdir.json"},
