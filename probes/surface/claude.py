@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 
 from probes.agents import Agent
-from probes.surface.common import env_beside
+from probes.surface.common import env_beside, handler_schemas, longest_array
 from probes.surface.model import Item
-from probes.surface.scan import Blob, first_file, mapped, object_keys, string_arrays
+from probes.surface.scan import Blob, first_file, mapped, object_keys
 
 FILES = [
     "node_modules/@anthropic-ai/claude-code-linux-*/claude",
@@ -37,25 +37,11 @@ SPECIFIC_ANCHOR = 'a hookSpecificOutput variant {hookEventName:X("EVENT"), ...} 
 
 
 def events(blob: Blob) -> list[Item]:
-    arrays = string_arrays(blob.data, "PreToolUse", PASCAL)
-    if not arrays:
-        return []
-    _, names = max(arrays, key=lambda a: len(a[1]))  # the first of the longest
-    return [Item(kind="event", name=n, file=blob.rel, offset=at + 1, anchor=EVENTS_ANCHOR) for n, at in names]
+    return longest_array(blob, "PreToolUse", PASCAL, EVENTS_ANCHOR)
 
 
 def handlers(blob: Blob) -> list[Item]:
-    items: list[Item] = []
-    for m in HANDLER_RE.finditer(blob.data):
-        kind = m.group(1).decode()
-        items.append(Item(kind="handler_type", name=kind, file=blob.rel, offset=m.start(1), anchor=HANDLER_ANCHOR))
-        keys, _ = object_keys(blob.data, m.start())
-        items += [
-            Item(kind="handler_field", name=f"{kind}.{k}", file=blob.rel, offset=at, anchor=HANDLER_ANCHOR)
-            for k, at in keys
-            if k != "type"
-        ]
-    return items
+    return handler_schemas(blob, HANDLER_RE.finditer(blob.data), HANDLER_ANCHOR)
 
 
 def decisions(blob: Blob) -> list[Item]:

@@ -1,11 +1,13 @@
-"""Heuristics the JavaScript readers share: loose matches, marked `heuristic` on their items."""
+"""What the JavaScript readers share: the longest event array, handler schemas' keys, and
+heuristics (loose matches, marked `heuristic` on their items)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from probes.surface.model import Item
-from probes.surface.scan import Blob, enclosing_object, object_keys
+from probes.surface.scan import Blob, enclosing_object, object_keys, string_arrays
 
 ENV_NAME = re.compile(rb"[A-Z][A-Z0-9_]{2,60}")
 ENV_ANCHOR = (
@@ -57,4 +59,30 @@ def output_reads(blob: Blob, limit: int = 2000) -> list[Item]:
                 kind="decision_field", name=f"hookSpecificOutput.{name}", file=blob.rel, offset=at, anchor=anchor, heuristic=True
             )
         )
+    return items
+
+
+def longest_array(blob: Blob, first: str, item: str, anchor: str) -> list[Item]:
+    """The events of the first of the longest string arrays starting with `first` (a bundle
+    also holds shorter lists of the same names: a subset a feature reads)."""
+    arrays = string_arrays(blob.data, first, item)
+    if not arrays:
+        return []
+    _, names = max(arrays, key=lambda a: len(a[1]))
+    return [Item(kind="event", name=n, file=blob.rel, offset=at + 1, anchor=anchor) for n, at in names]
+
+
+def handler_schemas(blob: Blob, matches: Iterable[re.Match[bytes]], anchor: str) -> list[Item]:
+    """Each match's group 1 is a handler type inside an object literal: the type, and the
+    literal's other keys as its fields (`type.key`)."""
+    items: list[Item] = []
+    for m in matches:
+        kind = m.group(1).decode()
+        items.append(Item(kind="handler_type", name=kind, file=blob.rel, offset=m.start(1), anchor=anchor))
+        keys, _ = object_keys(blob.data, m.start())
+        items += [
+            Item(kind="handler_field", name=f"{kind}.{k}", file=blob.rel, offset=at, anchor=anchor)
+            for k, at in keys
+            if k != "type"
+        ]
     return items

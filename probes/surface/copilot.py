@@ -21,9 +21,9 @@ from pathlib import Path
 
 from probes.agents import Agent
 from probes.limits import BadFile
-from probes.surface.common import env_beside, output_reads
+from probes.surface.common import env_beside, handler_schemas, longest_array, output_reads
 from probes.surface.model import Item
-from probes.surface.scan import Blob, first_file, json_value, mapped, object_keys, quoted_at, string_arrays
+from probes.surface.scan import Blob, first_file, json_value, mapped, quoted_at
 
 PKG = "seed-home/.cache/copilot/pkg/*/*"
 SCHEMA = f"{PKG}/schemas/api.schema.json"
@@ -58,28 +58,15 @@ def schema_events(blob: Blob) -> list[Item]:
 
 
 def app_events(blob: Blob) -> list[Item]:
-    arrays = string_arrays(blob.data, "sessionStart", CAMEL)
-    if not arrays:
-        return []
-    _, names = max(arrays, key=lambda a: len(a[1]))
-    return [Item(kind="event", name=n, file=blob.rel, offset=at + 1, anchor=ARRAY_ANCHOR) for n, at in names]
+    return longest_array(blob, "sessionStart", CAMEL, ARRAY_ANCHOR)
 
 
 def app_handlers(blob: Blob) -> list[Item]:
     config = CONFIG_RE.search(blob.data)
     if not config:
         return []
-    items: list[Item] = []
-    for m in HANDLER_RE.finditer(blob.data, max(0, config.start() - HANDLER_BACK), config.start()):
-        kind = m.group(1).decode()
-        items.append(Item(kind="handler_type", name=kind, file=blob.rel, offset=m.start(1), anchor=HANDLER_ANCHOR))
-        keys, _ = object_keys(blob.data, m.start())
-        items += [
-            Item(kind="handler_field", name=f"{kind}.{k}", file=blob.rel, offset=at, anchor=HANDLER_ANCHOR)
-            for k, at in keys
-            if k != "type"
-        ]
-    return items
+    start = max(0, config.start() - HANDLER_BACK)
+    return handler_schemas(blob, HANDLER_RE.finditer(blob.data, start, config.start()), HANDLER_ANCHOR)
 
 
 def native_items(blob: Blob) -> list[Item]:
