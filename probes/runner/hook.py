@@ -12,27 +12,98 @@ behind: "session" in its own session, "group" in the hook's process group, "stdo
 session holding the hook's stdout open), ignore_sigterm, seconds (sleep), hang (sleep
 forever), signal (kill itself), stdout (text, or an object printed as JSON), stdout_pad (that
 many spaces after it: a very large output), stderr, exit_code.
+
+It starts as fast as Python can (benchmarks/hook_cost.py: a few ms over a no-op `true` hook):
+no `json`, `signal` or `typing` import (each pulls in `re` or `enum`, 10 ms together); JSON is
+read with the C scanner the json package itself uses and written by `dumps` below.
 """
 
-from __future__ import annotations
-
-import json
+# No `from __future__ import annotations`: importing __future__ costs about 1 ms; annotations
+# naming typing-only names are quoted instead.
 import os
 import select
-import signal
 import sys
 import time
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hook starts fast
 if TYPE_CHECKING:
+    import signal
+    from json.encoder import encode_basestring_ascii as quote
+else:
+    try:  # the C modules `signal` and `json` wrap: the same functions, without `enum` and `re`
+        import _signal as signal
+        from _json import encode_basestring_ascii as quote
+    except ImportError:  # an interpreter without them: the same, slower
+        import signal
+        from json.encoder import encode_basestring_ascii as quote
+if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import FrameType
+    from typing import Any
 
     from .contract import HookBehavior, HookConfig, HookRecord, Parent
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EOF_WAIT_S = 0.5  # after a complete JSON document, how long to wait for end of input
 
-record: HookRecord  # set by main before any handler can run
+SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 15: "SIGTERM"}  # the ones the hook handles
+
+
+class _Context:
+    """What json's C scanner reads off a JSONDecoder: the defaults."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name)
+
+
+def _scanner() -> "Callable[[str, int], tuple[Any, int]]":
+    try:
+        from _json import make_scanner
+    except ImportError:
+        from json.decoder import JSONDecoder
+
+        return JSONDecoder().raw_decode
+    return make_scanner(_Context())  # type: ignore[arg-type]  # it reads only the attributes above
+
+
+_scan = _scanner()
+WHITESPACE = " \t\n\r"
+
+
+def loads(text: str) -> "Any":
+    """json.loads for one document: ValueError when `text` is not exactly one JSON value."""
+    start = len(text) - len(text.lstrip(WHITESPACE))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration as e:
+        raise ValueError(f"no JSON value at {e.value}") from None
+    if text[end:].strip(WHITESPACE):
+        raise ValueError(f"extra data at {end}")
+    return value
+
+
+def dumps(value: object, comma: str = ",", colon: str = ":") -> str:
+    """json.dumps(value) for what a record holds (dicts with string keys, lists, strings,
+    numbers, booleans, None), compact unless given json.dumps's own separators."""
+    if isinstance(value, str):
+        return str(quote(value))
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, (int, float)):
+        return repr(value) if value == value and value not in (float("inf"), float("-inf")) else "null"
+    if isinstance(value, dict):
+        return "{" + comma.join(f"{quote(str(k))}{colon}{dumps(v, comma, colon)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + comma.join(dumps(v, comma, colon) for v in value) + "]"
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+record: "HookRecord"  # set by main before any handler can run
 record_path = ""
 ignore_sigterm = False
 
@@ -40,7 +111,7 @@ ignore_sigterm = False
 def save() -> None:
     tmp = record_path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(record, f)
+        f.write(dumps(record))
     os.replace(tmp, record_path)
 
 
@@ -51,7 +122,7 @@ def read_stdin() -> tuple[bytes, bool]:
     data = b""
     while True:
         try:
-            json.loads(data)
+            loads(data.decode("utf-8", "replace"))
             wait = EOF_WAIT_S
         except ValueError:
             wait = 5.0
@@ -64,8 +135,8 @@ def read_stdin() -> tuple[bytes, bool]:
         data += chunk
 
 
-def on_signal(signum: int, _frame: FrameType | None) -> None:
-    name = signal.Signals(signum).name
+def on_signal(signum: int, _frame: "FrameType | None") -> None:
+    name = SIGNAL_NAMES.get(signum, str(signum))
     record.setdefault("signals", []).append({"signal": name, "at": time.time()})
     save()
     if signum == signal.SIGTERM and ignore_sigterm:
@@ -105,7 +176,7 @@ def leave_grandchild(mode: str) -> int:
     return child.pid
 
 
-def new_record(key: str, event: str, started: float, main_at: float) -> HookRecord:
+def new_record(key: str, event: str, started: float, main_at: float) -> "HookRecord":
     """What an invocation received, before anything happens: a killed hook still leaves it."""
     return {
         "key": key,
@@ -130,7 +201,7 @@ def new_record(key: str, event: str, started: float, main_at: float) -> HookReco
     }
 
 
-def parent() -> Parent | None:
+def parent() -> "Parent | None":
     """What started this hook: a shell (which one: its inode), or the CLI itself (a shell
     that exec'd the command in place leaves the CLI as the parent)."""
     exe = f"/proc/{os.getppid()}/exe"
@@ -147,7 +218,7 @@ def main() -> int:
     started = min(process_start(), main_at)
     key = sys.argv[1] if len(sys.argv) > 1 else ""
     with open(os.path.join(HERE, "hook.json"), encoding="utf-8") as f:
-        config: HookConfig = json.load(f)
+        config: HookConfig = loads(f.read())
     entry = config["hooks"].get(key)
     behavior: HookBehavior = (entry["behavior"] or {}) if entry else {}
     record_path = os.path.join(config["records"], f"{time.time_ns()}-{os.getpid()}.json")
@@ -162,7 +233,7 @@ def main() -> int:
         text = raw.decode("utf-8", "replace")
         record["stdin_eof"] = eof
         try:
-            record["payload"] = json.loads(text)
+            record["payload"] = loads(text)
         except ValueError:
             record["stdin_raw"] = text
         record["stdin_read_at"] = time.time()
@@ -181,7 +252,7 @@ def main() -> int:
 
     out = behavior.get("stdout")
     if out is not None and not isinstance(out, str):
-        out = json.dumps(out)
+        out = dumps(out, ", ", ": ")  # as json.dumps prints it: the bytes the CLI has always read
     pad = int(behavior.get("stdout_pad", 0))
     record["output"] = out
     record["output_padding"] = pad

@@ -229,3 +229,38 @@ def test_the_start_is_the_process_start_before_python_ran(hook):
     assert before - 0.05 <= rec["started_at"] <= rec["main_at"] <= rec["ended_at"]
     assert rec["main_at"] - rec["started_at"] < 2.0
     assert hook_module.process_start() <= time.time()
+
+
+JSON_VALUES = [
+    PAYLOAD,
+    {"a": [1, 2.5, -3e-7, True, False, None], "é": "line\nbreak \"quoted\" \u2028 \U0001f600", "": {}},
+    [],
+    "plain",
+    10**30,
+    {"nested": {"deep": [[{"x": 1}]]}},
+]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES, ids=range(len(JSON_VALUES)))
+def test_its_json_matches_the_json_module(value):
+    """The hook's own JSON (no `json` import) reads and writes what json does: stdout objects
+    print byte for byte as json.dumps prints them."""
+    assert hook_module.dumps(value, ", ", ": ") == json.dumps(value)
+    assert json.loads(hook_module.dumps(value)) == value
+    assert hook_module.loads(" \n" + json.dumps(value) + "\r\n") == value
+
+
+@pytest.mark.parametrize("text", ["", "   ", "{", '{"a": 1} {"b": 2}', "nul", '{"a": 1,}', "[1] x"])
+def test_its_json_refuses_what_json_refuses(text):
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        hook_module.loads(text)
+
+
+def test_it_imports_neither_json_nor_signal_nor_enum(tmp_path):
+    """What makes its start slow (re and enum, 10 ms) stays out: benchmarks/hook_cost.py."""
+    code = f"import sys; sys.path.insert(0, {str(Path(hook_module.__file__).parent)!r}); import hook; print(*sys.modules, sep=chr(10))"
+    out = subprocess.run([sys.executable, "-S", "-E", "-s", "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(out.split())
+    assert not loaded & {"json", "signal", "enum", "re", "typing", "subprocess"}, loaded & {"json", "signal", "enum", "re"}
