@@ -164,11 +164,16 @@ class Gemini(Agent):
     def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
         return [str(self.binary_path(prefix)), "-p", prompt, "-m", self.model, *self.approval(permissions)]
 
-    # Interactive sessions are not driven yet: no markers measured.
-    sessions = ("print",)
+    # Interactive sessions (measured on 0.45.2 and 0.61.0): no first-run screen once the
+    # settings say API-key auth and the env trusts the folder (session_env).
+    sessions = ("print", "interactive")
     tty: Tty = {
-        "markers": {"ready": r"(?!)", "busy": r"(?!)", "approval": r"(?!)"},
-        "keys": {"yes": "1", "no": "\x1b"},
+        "markers": {
+            "ready": r"Type your message or @path/to/file",  # the empty input box's placeholder
+            "busy": r"esc to cancel",  # "(esc to cancel, 2s)" while the model responds
+            "approval": r"Allow execution of|Allow once",  # "Allow execution of [Shell]?", "1. Allow once"
+        },
+        "keys": {"yes": "1", "no": "\x1b"},  # Esc (no not measured)
         "exit": "/quit",
         "resume": ["--resume", "latest"],
     }
