@@ -4,7 +4,7 @@ Adding a CLI is adding its module and one line here."""
 
 from __future__ import annotations
 
-from probes.agents import claude, codex, copilot, gemini, qwen, vscode
+from probes.agents import claude, codex, copilot, droid, gemini, qwen, vscode
 from probes.agents.base import NATIVE, Agent, ConfigTarget, ConfigWriter, ExtensionSurface, Registration, Tty, Written
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
@@ -13,6 +13,7 @@ AGENTS: dict[str, Agent] = {
     "claude": claude.AGENT,
     "codex": codex.AGENT,
     "copilot": copilot.AGENT,
+    "droid": droid.AGENT,
     "gemini": gemini.AGENT,
     "qwen": qwen.AGENT,
     "vscode": vscode.AGENT,

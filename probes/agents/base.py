@@ -136,6 +136,10 @@ class Agent(Protocol):
     # Files its native config writer names as the harness's own, as `probe recorder` names them
     # in a person's workspace instead (written name -> name there).
     recorder_names: Mapping[str, str] = MappingProxyType({})
+    # Files under HOME that session_env writes with "{port}" in them, filled in with the
+    # scripted model's port when the run starts (a CLI that takes its model's URL only from a
+    # settings file: droid's customModels[].baseUrl).
+    port_files: tuple[str, ...] = ()
     # Where `probe check` finds a repository's own hooks (empty: it cannot check this agent).
     hook_sources: tuple[HookSource, ...] = ()
     tty: Tty

@@ -143,8 +143,11 @@ def plan(
     from probes.pipeline.plan import runner_plan
 
     planned = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env, hooks.argv)
+    port_files = [str(run.home / rel) for rel in agent.port_files]  # the agent's model URL
     if any(r.url and "{port}" in r.url for r in hooks.registrations):  # an http hook's URL names the receiver
-        planned["port_files"] = [str(f) for f in hooks.files]
+        port_files += [str(f) for f in hooks.files]
+    if port_files:
+        planned["port_files"] = list(dict.fromkeys(port_files))
     return Prepared(agent, requested, version, recipe, prefix, hooks, planned, _install_s.pop(run.root, None))
 
 

@@ -41,6 +41,10 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         "subagent_type": "general-purpose",
         "agent_type": "general-purpose",
         "name": "probe-subagent",
+        # droid's Execute refuses a call without both (0.225.2: "missing required parameters"),
+        # though its schema requires only the command; low: a step writes a file in the workspace
+        "riskLevelReason": "probe step",
+        "riskLevel": "low",
     }
     args = {k: v for k, v in values.items() if k in props}
     if step.get("tool") == "shell" and "cmd" not in props:
