@@ -200,7 +200,9 @@ class Claude(Agent):
     # Interactive sessions (measured on 2.1.328): markers on the rendered screen, keys.
     tty: Tty = {
         "markers": {
-            "ready": r"─\n❯[ \xa0]*\n─",  # an empty input box between two rules
+            # an empty input box between two rules; after a turn that ended on an API error it
+            # shows a placeholder (2.1.332: "Resend your message to try again")
+            "ready": r"─\n❯[ \xa0]*(Resend your message to try again)?[ \xa0]*\n─",
             "busy": r"esc to interrupt",
             "approval": r"Do you want to proceed\?",
         },

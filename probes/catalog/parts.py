@@ -125,11 +125,21 @@ class Hook(Strict):
         return self
 
 
+class ApiError(Strict):
+    """A model request answered with an HTTP error in the dialect's shape (runner/dialects.py):
+    what makes a CLI's turn end on an API error (Claude's StopFailure, Copilot's errorOccurred)."""
+
+    status: int = Field(ge=400, le=599)
+    type: str | None = None  # the error's type; default: the one the API names for the status
+    message: str = "probe: scripted API error"
+
+
 class Step(Strict):
-    """One scripted model turn: a tool call by canonical kind, or a final text."""
+    """One scripted model turn: a tool call by canonical kind, a final text, or an API error."""
 
     tool: str | None = None
     text: str | None = None
+    error: ApiError | None = None  # this request (and each retry of it) is answered with the error
     command: str | None = None  # shell; default writes the step's marker file
     path: str | None = None
     content: str | None = None
@@ -143,8 +153,8 @@ class Step(Strict):
 
     @model_validator(mode="after")
     def _one_kind(self) -> Step:
-        if (self.tool is None) == (self.text is None):
-            raise ValueError("a turn has exactly one of `tool` or `text`")
+        if [self.tool, self.text, self.error].count(None) != 2:
+            raise ValueError("a turn has exactly one of `tool`, `text` or `error`")
         if self.tool is not None and self.tool not in TOOL_KINDS:
             raise ValueError(f"unknown tool kind {self.tool!r}; known: {', '.join(TOOL_KINDS)}")
         return self

@@ -41,11 +41,20 @@ class HookAnswer(TypedDict, total=False):
 # ---------------------------------------------------------------- the plan
 
 
+class ApiError(TypedDict, total=False):
+    """An HTTP error the model answers a request with (catalog/parts.py ApiError)."""
+
+    status: int
+    type: str  # absent: the type the API names for the status (dialects.error_type)
+    message: str
+
+
 class ScriptStep(TypedDict, total=False):
-    """One scripted model turn: a tool call by canonical kind, or a final text."""
+    """One scripted model turn: a tool call by canonical kind, a final text, or an API error."""
 
     tool: str
     text: str
+    error: ApiError
     command: str
     path: str
     content: str
@@ -211,6 +220,7 @@ class Reply(TypedDict, total=False):
     aux: bool  # a request with no tools (titles, summaries): not a turn
     subagent: bool
     missing_tool: str  # no tool of this kind was offered
+    error: ApiError  # answered with this HTTP error, not a message
     hook: str  # a prompt hook's evaluation: the key of the hook that asked ("unplaced": none)
     hold_s: float | None  # answered after this long; None: held until the run ends (a hook that hangs)
     status: int  # an http hook's delivery: the status answered

@@ -13,13 +13,49 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from .contract import Reply
+    from .contract import ApiError, Reply
 
 
 def _sse(event: str | None, data: Any) -> bytes:
     payload = data if isinstance(data, str) else json.dumps(data)
     head = f"event: {event}\n" if event else ""
     return f"{head}data: {payload}\n\n".encode()
+
+
+# ---------------------------------------------------------------- an API error (a script's error step)
+# Anthropic's error types by status (its API errors page); an OpenAI-shaped body carries the
+# same `type`, a Gemini one its google.rpc status name.
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+GEMINI_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+}
+
+
+def error_type(error: ApiError) -> str:
+    return error.get("type") or ERROR_TYPES.get(error.get("status", 500), "api_error")
+
+
+def error_body(error: ApiError, path: str) -> dict[str, Any]:
+    """The error's JSON body in the shape of the API `path` belongs to."""
+    message, status = error.get("message", "probe: scripted API error"), error.get("status", 500)
+    if gemini_route(path):
+        return {"error": {"code": status, "message": message, "status": GEMINI_STATUSES.get(status, "INTERNAL")}}
+    if path.endswith("/messages"):
+        return {"type": "error", "error": {"type": error_type(error), "message": message}}
+    return {"error": {"message": message, "type": error_type(error), "param": None, "code": None}}  # chat, responses
 
 
 def openai_chunks(reply: Reply, model: str) -> list[bytes]:

@@ -4,7 +4,8 @@ COPILOT_PROVIDER_TYPE=anthropic), OpenAI Responses (Codex CLI) and the Gemini AP
 each chosen by the request's path (dialects.py).
 
 It plays a turn script. A script is a list of steps; each step is a tool call by canonical
-kind ({"tool": "shell", ...}) or a final text ({"text": "..."}). A tool call uses the first of
+kind ({"tool": "shell", ...}), a final text ({"text": "..."}) or an API error ({"error":
+{"status": 500, ...}}: the request, and each retry of it, is answered with that HTTP error). A tool call uses the first of
 the agent's names for its kind (the plan's `tool_names`) among the tools the CLI sent. The step to play is chosen
 from the request itself: the number of assistant turns already in the conversation. That
 makes the server stateless, so retries, stop-hook re-prompts and parallel conversations
@@ -146,6 +147,8 @@ def plan_reply(
         return {"text": said[-1]["text"] if said else "done", "turn": turn}
     if "text" in step:
         return {"text": step["text"], "turn": turn}
+    if "error" in step:
+        return {"error": step["error"], "turn": turn}
     kind = step.get("tool", "")
     name = pick_tool(kind, schemas, tool_names or {})
     if name is None:
@@ -304,6 +307,8 @@ class _Handler(BaseHTTPRequestHandler):
             m.first_tool_at = time.time()
         if "hold_s" in reply and not self._held(reply):
             return
+        if "error" in reply:
+            return self._send_json(reply["error"].get("status", 500), dialects.error_body(reply["error"], path))
         stream = bool(body.get("stream"))
         if path.endswith("/responses"):
             if stream:
@@ -348,6 +353,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._log(body, reply)
         if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
             self.model.final_texts += 1
+        if "error" in reply:
+            return self._send_json(reply["error"].get("status", 500), dialects.error_body(reply["error"], self.path))
         if stream:
             return self._send_stream(dialects.gemini_chunks(reply, model))
         return self._send_json(200, dialects.gemini_response(reply, model))
