@@ -87,20 +87,26 @@ def coverage(
 ) -> Coverage:
     """One recipe's coverage over `window` from its cells (one agent's; other recipes' are
     passed over) and the registry snapshot (which releases exist). A release in `unrunnable`
-    (evidence/unrunnable.py) leaves no gap: a boundary with only such releases between is
-    closed, an end stretch of only such releases is no stretch."""
+    (evidence/unrunnable.py) leaves no gap: a boundary whose releases between begin and end
+    with such releases is closed, an end stretch that does is no stretch (the releases inside
+    are listed as cannot-run, like those ends)."""
     lost = unrunnable or {}
     mine = [c for c in cells if c.agent == agent and c.recipe == recipe]
     inside = set(window.releases)
     points = timeline.points_from(mine)
     segments, bounds = timeline.build({v: p for v, p in points.items() if v in inside}, timeline.candidates_of(snapshot))
     gaps = [Open(b.before, b.after, timeline.between(b.before, b.after, window.releases)) for b in bounds if not b.exact]
-    opened = [o for o in gaps if any(v not in lost for v in o.between)]
     probed = [v for s in segments for v in s.probed]
     key = semver_key
     head = [v for v in window.releases if not probed or key(v) < key(probed[0])]
     tail = [v for v in window.releases if probed and key(v) > key(probed[-1])]
-    head, tail = ([] if all(v in lost for v in vs) else vs for vs in (head, tail))
+    inferred: dict[str, str] = {}
+    for vs in [head, tail, *(o.between for o in gaps)]:
+        if taken_not_to_run(vs, lost):
+            inferred |= {v: f"like {vs[0]} and {vs[-1]}, which could not run" for v in vs if v not in lost}
+    opened = [o for o in gaps if not taken_not_to_run(o.between, lost)]
+    head, tail = ([] if taken_not_to_run(vs, lost) else vs for vs in (head, tail))
+    listed = {**inferred, **lost}
     served = set(snapshot)
     return Coverage(
         agent,
@@ -115,9 +121,16 @@ def coverage(
         sorted({c.version for c in mine if c.control_missing and c.version in points and c.version in inside}, key=key),
         [p for p in window.pinned if p in served and p not in points and p not in lost],
         [p for p in window.pinned if p not in served],
-        {v: lost[v] for v in window.releases + window.pinned if v in lost and v not in points},
+        {v: listed[v] for v in window.releases + window.pinned if v in listed and v not in points},
         [o for o in gaps if o not in opened],
     )
+
+
+def taken_not_to_run(stretch: Sequence[str], lost: Mapping[str, str]) -> bool:
+    """Whether an unprobed stretch of releases is taken not to run: its first and last releases
+    could not (as a timeline takes the releases between two probed ends with one verdict to
+    share it: the atlas samples and bisects, it never probes every release)."""
+    return bool(stretch) and stretch[0] in lost and stretch[-1] in lost
 
 
 @dataclass

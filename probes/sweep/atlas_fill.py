@@ -45,6 +45,8 @@ class Done:
     agent: str
     recipe: str
     filled: Filled | None = None
+    halved: list[Point] = field(default_factory=list)  # an end stretch halved (halve_ends)
+    refilled: Filled | None = None  # the boundaries that halving opened, bisected
     pinned: list[Point] = field(default_factory=list)
     controls: list[Point] = field(default_factory=list)
     after: Coverage | None = None
@@ -52,7 +54,8 @@ class Done:
 
     @property
     def probes(self) -> int:
-        return (self.filled.probes if self.filled else 0) + len(self.pinned) + len(self.controls)
+        fills = sum(f.probes for f in (self.filled, self.refilled) if f)
+        return fills + len(self.halved) + len(self.pinned) + len(self.controls)
 
 
 def again(c: Coverage, results: Path) -> Coverage:
@@ -80,6 +83,15 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
         remember(results, c.agent, skipped_of(done.filled))
         c = again(c, results)
     with Runner(agent, c.recipe, results, jobs) as runner:
+        if c.head or c.tail:  # an end that could not run: halve toward the first (last) that does
+            done.halved = halve_ends(c, runner, unrunnable.read(results, c.agent))
+            remember(results, c.agent, done.halved)
+            c = again(c, results)
+            if c.opened:  # what runs at the far end may differ: bisect it as fill does
+                lost = unrunnable.read(results, c.agent)
+                more = fill(agent, c.recipe, results, None, f"{c.window.first}..{c.window.last}", None, jobs, unrunnable=lost)
+                done.refilled = more
+                c = again(c, results)
         if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
             done.pinned = runner.probe(c.pinned_unprobed)
             remember(results, c.agent, done.pinned)
@@ -89,6 +101,28 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     done.after = again(c, results)
     done.wall_s = round(time.monotonic() - t0, 1)
     return done
+
+
+def halve_ends(c: Coverage, runner: Runner, lost: Mapping[str, str]) -> list[Point]:
+    """An end stretch whose outer release could not run, halved until the releases that cannot
+    run meet the first (or last) that does: the window of a CLI whose early releases cannot run
+    here (no hooks yet, another model API) costs log2 of them, not one pass per release."""
+    probed: list[Point] = []
+    for stretch in (c.head, c.tail[::-1]):
+        if not stretch or stretch[0] not in lost:
+            continue
+        bad, good = 0, len(stretch)  # stretch[bad] cannot run; stretch[good] (past the end) ran
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            if stretch[mid] not in lost:
+                point = runner.probe([stretch[mid]])[0]
+                probed.append(point)
+                if not point.skipped:
+                    good = mid
+                    continue
+                lost = {**lost, point.version: point.reason or "could not run"}
+            bad = mid
+    return probed
 
 
 def remember(results: Path, agent: str, points: Sequence[Point]) -> None:
@@ -135,6 +169,7 @@ def done_json(d: Done) -> dict[str, Any]:
             {"between": [b.candidates[0], b.candidates[-1]], "status": b.status, "probed": b.probed, "exact": b.exact}
             for b in (d.filled.searches if d.filled else [])
         ],
+        "halved": [{"version": p.version, "ran": not p.skipped} for p in d.halved],
         "pinned": [p.version for p in d.pinned],
         "controls": [p.version for p in d.controls],
         "skipped": [{"version": p.version, "reason": p.reason} for p in skipped],
@@ -150,6 +185,9 @@ def done_text(d: Done) -> str:
     for b in d.filled.searches if d.filled else []:
         got = f"{b.before.version} | {b.after.version}" if b.status == "boundary" and b.before and b.after else b.status
         lines.append(f"  bisected {b.candidates[0]}..{b.candidates[-1]}: {got} ({len(b.probed)} probed)")
+    if d.halved:
+        said = ", ".join(f"{p.version} {'could not run' if p.skipped else 'ran'}" for p in d.halved)
+        lines.append(f"  halved an end stretch: {said}")
     for p in (skipped_of(d.filled) if d.filled else []) + [p for p in d.pinned + d.controls if p.skipped]:
         lines.append(f"  skipped {p.version}: {p.reason}")
     return "\n".join(lines)

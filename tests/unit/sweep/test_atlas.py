@@ -193,3 +193,50 @@ def test_releases_that_cannot_run_are_kept_with_their_reason_and_close_what_they
     assert without.head == ["1.0.0", "1.0.1"] and [o.between for o in without.opened] == [["1.0.3", "1.0.4"]]
     path.write_text("[1]")
     assert unrunnable.read(results, "copilot") == {} and "every release counts as runnable" in capsys.readouterr().err
+
+
+def test_an_end_stretch_between_two_releases_that_cannot_run_is_taken_not_to_run(tmp_path):
+    """Gemini's window opens with some 40 releases that cannot run here: an end stretch whose
+    first and last releases could not run is closed, the releases inside listed like them."""
+    results = built(tmp_path, {"1.0.5": "denied", "1.0.9": "denied"})
+    win = windows.span("copilot", windows.Window.model_validate({"from": "1.0.0"}), RELEASES)
+    lost = {"1.0.0": "ran None (version_mismatch)", "1.0.4": "ran None (version_mismatch)"}
+    c = atlas.coverage(load(results, "copilot"), "copilot", RECIPE, CONTROL, win, RELEASES, lost)
+    assert c.complete and not c.head
+    assert c.cannot_run["1.0.2"] == "like 1.0.0 and 1.0.4, which could not run" and c.cannot_run["1.0.4"] == lost["1.0.4"]
+    open_end = atlas.coverage(load(results, "copilot"), "copilot", RECIPE, CONTROL, win, RELEASES, {"1.0.0": "x"})
+    assert open_end.head == ["1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.4"] and "1.0.2" not in open_end.cannot_run
+
+
+class HalvingRunner:
+    """Stands in for bisect.Runner in a test of the halving alone: releases before `first`
+    cannot run; each probe is counted."""
+
+    def __init__(self, first: str):
+        self.first, self.asked = first, []
+
+    def probe(self, versions):
+        from probes.sweep.search import Point
+
+        self.asked += versions
+        v = versions[0]
+        ran = int(v.split(".")[-1]) >= int(self.first.split(".")[-1])
+        return [Point(v, "denied") if ran else Point(v, reason="ran None (version_mismatch)")]
+
+
+@pytest.mark.parametrize("first", ["1.0.1", "1.0.3", "1.0.6", "1.0.7"])
+def test_an_end_that_cannot_run_is_halved_to_the_first_release_that_runs(tmp_path, first):
+    from probes.sweep.atlas_fill import halve_ends
+
+    results = built(tmp_path, {"1.0.7": "denied", "1.0.9": "denied"})
+    win = windows.span("copilot", windows.Window.model_validate({"from": "1.0.0"}), RELEASES)
+    c = atlas.coverage(load(results, "copilot"), "copilot", RECIPE, CONTROL, win, RELEASES, {"1.0.0": "x"})
+    runner = HalvingRunner(first)
+    probed = halve_ends(c, runner, {"1.0.0": "x"})  # type: ignore[arg-type]
+    assert len(runner.asked) <= 3  # log2 of the 7 releases between 1.0.0 and 1.0.7
+    ran = sorted((p.version for p in probed if not p.skipped), key=lambda v: int(v.split(".")[-1]))
+    could_not = sorted((p.version for p in probed if p.skipped), key=lambda v: int(v.split(".")[-1]))
+    if first != "1.0.7":
+        assert ran[0] == first  # the first release that runs was found and probed
+    prev = f"1.0.{int(first.split('.')[-1]) - 1}"
+    assert prev == "1.0.0" or prev in could_not  # and the one before it could not run
