@@ -84,3 +84,10 @@ def test_no_module_outside_agents_names_an_agent():
         if literal.search(line)
     ]
     assert found == []
+
+
+def test_claude_is_ready_at_an_empty_input_box_or_the_placeholder_an_api_error_leaves():
+    ready = re.compile(AGENTS["claude"].tty["markers"]["ready"])
+    assert ready.search("──────\n❯ \n──────")
+    assert ready.search("──────\n❯ Resend your message to try again\n──────")  # 2.1.332, after an API error
+    assert not ready.search("──────\n❯ Run the probe step.\n──────")  # typed, not yet sent
