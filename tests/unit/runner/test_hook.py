@@ -233,7 +233,7 @@ def test_the_start_is_the_process_start_before_python_ran(hook):
 
 JSON_VALUES = [
     PAYLOAD,
-    {"a": [1, 2.5, -3e-7, True, False, None], "é": "line\nbreak \"quoted\" \u2028 \U0001f600", "": {}},
+    {"a": [1, 2.5, -3e-7, True, False, None], "é": 'line\nbreak "quoted" \u2028 \U0001f600', "": {}},
     [],
     "plain",
     10**30,
@@ -260,7 +260,8 @@ def test_its_json_refuses_what_json_refuses(text):
 
 def test_it_imports_neither_json_nor_signal_nor_enum(tmp_path):
     """What makes its start slow (re and enum, 10 ms) stays out: benchmarks/hook_cost.py."""
-    code = f"import sys; sys.path.insert(0, {str(Path(hook_module.__file__).parent)!r}); import hook; print(*sys.modules, sep=chr(10))"
+    here = str(Path(hook_module.__file__).parent)
+    code = f"import sys; sys.path.insert(0, {here!r}); import hook; print(*sys.modules, sep=chr(10))"
     out = subprocess.run([sys.executable, "-S", "-E", "-s", "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(out.split())
     assert not loaded & {"json", "signal", "enum", "re", "typing", "subprocess"}, loaded & {"json", "signal", "enum", "re"}
