@@ -120,6 +120,12 @@ class Claude(Agent):
         "view_file": ["Read"],
         "subagent": ["Task", "Agent"],
         "mcp": ["mcp__probe__probe_tool"],  # the probe MCP server's tool (runner/mcp_server.py)
+        # Offered up front with ENABLE_TOOL_SEARCH=false (else deferred: loaded by ToolSearch);
+        # the task tools also need CLAUDE_CODE_ENABLE_TODO_TOOLS=1 under a model they do not know
+        "task_create": ["TaskCreate"],
+        "task_update": ["TaskUpdate"],
+        "enter_worktree": ["EnterWorktree"],
+        "exit_worktree": ["ExitWorktree"],
     }
     hook_env_markers = ("CLAUDE_PROJECT_DIR", "CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_PLUGIN_ROOT")
     project_dir_vars = ("CLAUDE_PROJECT_DIR",)

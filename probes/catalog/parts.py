@@ -12,7 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from probes.agents import AGENTS, CANONICAL_EVENTS
 from probes.limits import inside
 
-TOOL_KINDS = ("shell", "create_file", "edit_file", "view_file", "subagent", "mcp")  # mcp: the probe MCP server's probe_tool
+# mcp: the probe MCP server's probe_tool; task_create, task_update: Claude Code's task list
+# (TaskCreate, TaskUpdate); enter_worktree, exit_worktree: its session's worktree
+TOOL_KINDS = (
+    *("shell", "create_file", "edit_file", "view_file", "subagent", "mcp"),
+    *("task_create", "task_update", "enter_worktree", "exit_worktree"),
+)
 
 
 class Strict(BaseModel):
@@ -145,6 +150,7 @@ class Step(Strict):
     content: str | None = None
     prompt: str | None = None  # subagent: what the child is asked (it plays subagent_turns)
     escalate: bool | None = None  # shell: ask to run it outside the sandbox, where the tool can (Codex)
+    input: dict[str, Any] | None = None  # arguments as written, over those filled from the tool's schema (null: left out)
 
     @field_validator("path")
     @classmethod
@@ -167,6 +173,7 @@ class Action(Strict):
     turns: list[Step] | None = None  # the model's script for this prompt (default: the recipe's)
     answer: Literal["yes", "no"] | None = None  # answer the approval prompt on screen
     command: str | None = None  # a slash command, e.g. /clear
+    keys: list[Literal["up", "down", "enter", "esc", "tab"]] | None = None  # pressed in the dialog the command opens
     exit: bool = False  # quit the CLI and wait for it to end
     start: Literal["new", "resume"] | None = None  # start the CLI again (resume: the last session)
     # type nothing for this long, then until any turn the CLI started itself ends (a prompt hook's)
@@ -180,6 +187,8 @@ class Action(Strict):
             raise ValueError("an action has exactly one of prompt, answer, command, exit, start, wait")
         if self.turns is not None and self.prompt is None:
             raise ValueError("`turns` goes with a `prompt`")
+        if self.keys is not None and self.command is None:
+            raise ValueError("`keys` goes with a `command`")
         return self
 
 

@@ -47,6 +47,7 @@ BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
 TTY_SIZE = (40, 120)  # rows, columns of an interactive session's terminal
 TTY_READY_TIMEOUT_S = 30.0  # from a start to the ready prompt
+TTY_KEYS = {"up": "\x1b[A", "down": "\x1b[B", "enter": "\r", "esc": "\x1b", "tab": "\t"}  # a dialog's keys (xterm)
 # Hidden from the session by empty mounts: scratch space and host sockets, and the homes
 # whose dotfiles hold the caller's credentials (gh, npm, cloud CLIs).
 HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm", "/root")
@@ -347,7 +348,10 @@ def terminal_plan(
         elif action.answer:
             steps.append({"do": "answer", "text": action.answer, "keys": agent.tty["keys"][action.answer]})
         elif action.command:
-            steps.append({"do": "command", "text": action.command})
+            command: TtyStep = {"do": "command", "text": action.command}
+            if action.keys:
+                command["presses"] = [TTY_KEYS[k] for k in action.keys]
+            steps.append(command)
         elif action.exit:
             steps.append({"do": "exit", "text": agent.tty["exit"]})
         elif action.wait is not None:

@@ -55,4 +55,5 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
             args["initial_wait"] = 60
     if step.get("escalate") and "sandbox_permissions" in props:  # Codex's exec_command: asks for approval
         args |= {"sandbox_permissions": "require_escalated", "justification": "probe step"}
-    return args
+    given = step.get("input", {})  # as written; null leaves a filled argument out
+    return {k: v for k, v in (args | given).items() if v is not None}

@@ -62,6 +62,7 @@ class ScriptStep(TypedDict, total=False):
     old: str
     new: str
     escalate: bool  # shell: ask to run outside the sandbox (Codex: sandbox_permissions require_escalated)
+    input: dict[str, Any]  # arguments as written, over those filled from the tool's schema
 
 
 class Markers(TypedDict):
@@ -79,6 +80,7 @@ class TtyStep(TypedDict):
     argv: NotRequired[list[str]]
     text: NotRequired[str]
     keys: NotRequired[str]
+    presses: NotRequired[list[str]]  # command: keys pressed, one at a time, in the dialog it opens
     seconds: NotRequired[float]  # wait: how long nothing is typed
 
 

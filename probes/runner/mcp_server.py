@@ -6,7 +6,10 @@ mcp_tool hook or an MCP matcher; the CLI starts it from its MCP config (so it ru
 Newline-delimited JSON-RPC 2.0 on stdin/stdout (MCP's stdio transport): initialize (the client's
 protocolVersion echoed), notifications/initialized, tools/list (`record`, which mcp_tool hooks
 call, and `probe_tool`, which the scripted model calls; and, started as NAME, the tools mcp.json
-`offered` under NAME: probe check's stand-in for a user's server), tools/call. Its sidecar mcp.json
+`offered` under NAME: probe check's stand-in for a user's server), tools/call. A call whose
+arguments carry `elicit` (the model's probe_tool: a step's input) first asks the client for input,
+`elicitation/create` (MCP 2025-06-18: a form's message and requestedSchema), and records what the
+client answered (`elicitation` in the call's record) before the tool answers. Its sidecar mcp.json
 beside it (McpConfig) says where records go and what each call answers: a hook by the
 `probe_key` its input carries, the model's call by the tool's name. Each call leaves a record
 as hook.py's (records/<ns>-<pid>.json, written atomically, handler_type "mcp_tool" for a hook's
@@ -73,6 +76,35 @@ def offered(config: McpConfig) -> dict[str, str]:
     return config.get("offered", {}).get(sys.argv[1], {}) if len(sys.argv) > 1 else {}
 
 
+ELICIT_ID = "probe-elicit"
+ELICIT_MESSAGE = "PROBE-ELICIT: the probe asks for one answer."
+ELICIT_SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "string", "description": "any text"}},
+    "required": ["answer"],
+}
+pending: list[str] = []  # lines the client sent while an elicitation waited for its answer
+
+
+def elicit(what: object) -> dict[str, Any]:
+    """Ask the client for input (elicitation/create) and wait for its answer; what else it
+    sends meanwhile is handled after the call. No answer (stdin closed): {"error": "eof"}."""
+    message = f"{ELICIT_MESSAGE} {what}" if isinstance(what, str) and what else ELICIT_MESSAGE
+    params = {"message": message, "requestedSchema": ELICIT_SCHEMA}
+    asked = time.time()
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ELICIT_ID, "method": "elicitation/create", "params": params}) + "\n")
+    sys.stdout.flush()
+    while line := sys.stdin.readline():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(msg, dict) and msg.get("id") == ELICIT_ID and "method" not in msg:
+            return {"asked_at": asked, "answered_at": time.time(), **{k: msg[k] for k in ("result", "error") if k in msg}}
+        pending.append(line)
+    return {"asked_at": asked, "error": "eof"}
+
+
 def call(config: McpConfig, params: dict[str, Any]) -> dict[str, Any]:
     """A tools/call: recorded at once, answered as scripted (after `seconds`; never: `hang`)."""
     name, args = params.get("name", ""), params.get("arguments") or {}
@@ -85,15 +117,30 @@ def call(config: McpConfig, params: dict[str, Any]) -> dict[str, Any]:
         rec = record(f"mcp-{name}", "tools/call", "mcp_server", {"tool": name, "arguments": args}, time.time())
         answer = config["tools"].get(name, {})
     path = save(config, rec)
+    if "elicit" in args and not hook:
+        rec["payload"]["elicitation"] = elicit(args["elicit"])
+        path = save(config, rec, path)
     if answer.get("seconds"):
         time.sleep(float(answer["seconds"]))
     while answer.get("hang"):
         time.sleep(3600)
-    text = body_of(answer)
+    text = body_of(answer) if "elicitation" not in rec["payload"] else json.dumps(rec["payload"]["elicitation"])
     error = int(answer.get("status", 200)) >= 400
     rec["output"], rec["exit_code"], rec["ended_at"] = text, 1 if error else 0, time.time()
     save(config, rec, path)
     return {"content": [{"type": "text", "text": text}], "isError": error}
+
+
+def lines() -> Any:
+    """stdin's lines, after those an elicitation set aside."""
+    while True:
+        if pending:
+            yield pending.pop(0)
+            continue
+        line = sys.stdin.readline()
+        if not line:
+            return
+        yield line
 
 
 def main() -> int:
@@ -101,7 +148,7 @@ def main() -> int:
         config: McpConfig = json.load(f)
     server = record("mcp-server", "mcp_server", "mcp_server", {"started_at": time.time()}, time.time())
     server_path = ""
-    for line in sys.stdin:
+    for line in lines():
         try:
             msg = json.loads(line)
         except ValueError:

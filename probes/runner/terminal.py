@@ -4,9 +4,10 @@ use it, so the runner stays standard-library only otherwise. It knows nothing of
 plan gives the screen markers (regular expressions on the rendered screen) and the keys.
 
 Steps: {"do": "start", "argv"}, {"do": "prompt", "text"}, {"do": "answer", "text", "keys"},
-{"do": "command", "text"} (a slash command), {"do": "exit", "text"} (quit, wait for the
-process to end). Every step ends with a snapshot of the screen; a step that cannot reach the
-state it waits for ends the drive with an error naming it, never a hang.
+{"do": "command", "text", "presses"} (a slash command, and keys for a dialog it opens),
+{"do": "exit", "text"} (quit, wait for the process to end). Every step ends with a snapshot of
+the screen; a step that cannot reach the state it waits for ends the drive with an error
+naming it, never a hang.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ TURN_TIMEOUT_S = 30.0  # from a prompt or answer to the idle prompt
 SETTLE_S = 0.4  # no screen output for this long: the screen is stable
 QUIET_S = 1.5  # the ready prompt with no output for this long: idle, even with no sign of work
 SCREEN_CHARS = 4000  # a snapshot keeps at most this much of the screen
+# A dialog may refuse keys typed ahead: Claude Code 2.1.332's folder-trust dialog takes an arrow
+# only 500 ms after it is drawn and 700 ms after the last key (kIn), and Enter only just after an arrow.
+KEY_PAUSE_S = 1.0
+DECCKM = 1 << 5  # application cursor keys: pyte keeps a private mode shifted by 5 (its DECAWM is 7 << 5)
 
 
 class Screen(pyte.Screen):
@@ -93,6 +98,12 @@ class Terminal:
 
     def send(self, text: str) -> None:
         self.child.send(text.encode())
+
+    def press(self, key: str) -> None:
+        """A key as this terminal sends it: an arrow in application cursor mode (DECCKM) is ESC O x."""
+        if key[:2] == "\x1b[" and len(key) == 3 and DECCKM in self.screen.mode:
+            key = "\x1bO" + key[2]
+        self.send(key)
 
     def settle(self, deadline: float) -> None:
         while time.time() < deadline and self.pump() and time.time() - self.last_output < SETTLE_S:
@@ -196,6 +207,12 @@ class Driver:
             return state is not None, state or "the turn did not end"
         if do == "command":  # done when the input box is empty again and the screen is still
             self.type_line(step["text"])
+            typed = step["text"][:40]
+            for key in step.get("presses", []):  # a dialog it opened (the typed line gone): each key at a person's pace
+                self.wait(lambda: typed not in self.terminal.text(), 5.0)
+                self.terminal.settle(self.until(2.0))
+                self.wait(lambda: False, KEY_PAUSE_S)
+                self.terminal.press(key)
             ok = self.wait(lambda: self.ready() and time.time() - self.terminal.last_output >= QUIET_S, 10.0)
             return ok, "ready" if ok else "not ready after the command"
         if do == "wait":  # nothing typed; a turn the CLI starts meanwhile is waited out

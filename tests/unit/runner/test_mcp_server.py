@@ -125,3 +125,28 @@ def test_the_models_own_call_and_unknown_methods(session: Session) -> None:
     _, call = session.saved()
     assert (call["key"], call["event"], call["handler_type"]) == ("mcp-probe_tool", "tools/call", "mcp_server")
     assert call["payload"] == {"tool": "probe_tool", "arguments": {"description": "probe step"}}
+
+
+def test_a_call_that_asks_elicits_from_the_client_first(session: Session) -> None:
+    """A call whose arguments carry `elicit` sends elicitation/create, handles what the client
+    sends meanwhile after the call, and records and returns the client's answer."""
+    initialise(session)
+    assert session.proc.stdin and session.proc.stdout
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "probe_tool", "arguments": {"elicit": "form"}}}
+    session.proc.stdin.write(json.dumps(call) + "\n")
+    session.proc.stdin.flush()
+    asked = json.loads(session.proc.stdout.readline())
+    assert asked["method"] == "elicitation/create" and asked["id"] == "probe-elicit"
+    assert asked["params"]["message"].startswith("PROBE-ELICIT") and asked["params"]["requestedSchema"]["required"] == ["answer"]
+    ping = {"jsonrpc": "2.0", "id": 8, "method": "ping"}  # sent while the elicitation waits: answered after the call
+    answer = {"jsonrpc": "2.0", "id": "probe-elicit", "result": {"action": "accept", "content": {"answer": "yes"}}}
+    session.proc.stdin.write(json.dumps(ping) + "\n" + json.dumps(answer) + "\n")
+    session.proc.stdin.flush()
+    result = json.loads(session.proc.stdout.readline())
+    assert result["id"] == 7 and json.loads(result["result"]["content"][0]["text"])["result"] == answer["result"]
+    assert json.loads(session.proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    session.close()
+    _, rec = session.saved()
+    elicited = rec["payload"]["elicitation"]
+    assert elicited["result"] == {"action": "accept", "content": {"answer": "yes"}}
+    assert elicited["asked_at"] <= elicited["answered_at"] <= rec["ended_at"]
