@@ -28,7 +28,7 @@ KIND_OF: dict[str, str] = {
     **dict.fromkeys(("payload", "payload-casing", "fired", "inventory", "env", "stdin", "cwd"), "payload"),
     **dict.fromkeys(("lifecycle", "subagent", "tool-names"), "payload"),
     "liveness": "liveness",
-    **dict.fromkeys(("decision", "stop-loop", "approval", "halt", "rewrite"), "decision"),
+    **dict.fromkeys(("decision", "stop-loop", "approval", "halt", "rewrite", "elicitation"), "decision"),
 }
 INVENTORY = "inventory"  # about the events its records show fired, not its subject
 NOT_DECISIONS = {"additionalContext"}  # a hookSpecificOutput field that decides nothing
