@@ -63,16 +63,19 @@ LABELS = {
         "grandchild-orphaned",
         "bounded",
         "single-stop",
+        "accepted",  # elicitation: the MCP server that asked got accept
     },
     "blocked": {"denied", "fail-closed", "blocked", "halted", "prompted-skipped", "not-prompted-skipped", "neither"}
-    | {"no-progress"},  # background: what the hook gates never went on
+    | {"no-progress"}  # background: what the hook gates never went on
+    | {"declined", "cancelled"},  # elicitation: the MCP server that asked got decline or cancel
     "held": {"held", "held-by-stdout", "held-by-grandchild", "unbounded"},
     "reached": {"reached-verbatim", "reached-altered", "partly-reached", "rewritten"}
     | {"submitted-alone", "submitted-with-prompt"},  # submitted: a prompt hook's text sent as the person's
     "dropped": {"not-reached", "original"},
     "quiet": {"no-hook", "not-fired", "not-recorded", "no-subagent", "no-subagent-hooks", "no-stop"}
     | {"not-called", "skipped-before-connect"}  # mcp-order: an mcp_tool hook that never called its tool
-    | {"not-submitted"},  # submitted: a prompt hook whose text never reached the model
+    | {"not-submitted"}  # submitted: a prompt hook whose text never reached the model
+    | {"not-asked", "no-answer"},  # elicitation: the MCP server never asked, or got no answer
     "error": {"could-not-drive", "no-server"},  # no-server: the CLI never initialised the probe MCP server
     # facts, named so that tests/test_page.py knows each label a classifier returns was placed
     "recorded": {"recorded", "fired", "serial", "parallel", "single", "closed", "open", "unread", "cli-at-root"}
