@@ -31,6 +31,7 @@ from probes.agents.base import (
 )
 from probes.agents.config import merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
+from probes.runner import untrusted
 
 if TYPE_CHECKING:
     from probes.evidence.model import Invocation, ModelRequest
@@ -39,6 +40,11 @@ if TYPE_CHECKING:
 UA_RE = re.compile(r"factory-cli/(\d+\.\d+\.\d+[^\s(]*)")
 
 USER_SETTINGS = ".factory/settings.json"  # under HOME
+# Its log, under HOME: each line's tags name the version (0.99.0 and 0.225.2), from start-up on,
+# so a session held before its first model request (a hung SessionStart hook) still names it.
+LOG = ".factory/logs/droid-log-single.log"
+LOG_HEAD = 1024 * 1024
+LOG_VERSION_RE = re.compile(r'"clientType":"cli"[^{}]*?"version":"(\d+\.\d+\.\d+[^"]*)"')
 # The custom model: droid names it custom:DISPLAYNAME-INDEX (`droid exec --list-tools -m ...`).
 DISPLAY_NAME = "Probe"
 MODEL_ID = f"custom:{DISPLAY_NAME}-0"
@@ -188,7 +194,13 @@ class Droid(Agent):
     ) -> tuple[str | None, str]:
         if version := version_from_user_agent(requests, UA_RE):
             return version, "model request User-Agent"
-        return None, "no model request named the version"
+        try:  # the session's own file: read as untrusted
+            m = LOG_VERSION_RE.search(untrusted.text(home, LOG, LOG_HEAD, "head")) if untrusted.exists(home, LOG) else None
+        except untrusted.Refused:
+            m = None
+        if m:
+            return m.group(1), "CLI log: version tag"
+        return None, "neither a model request nor the CLI's log named the version"
 
 
 AGENT: Agent = Droid()  # mypy checks the module against the protocol

@@ -88,3 +88,13 @@ def test_the_version_is_read_from_the_user_agent(tmp_path):
     got = droid.executed_version([], [request(""), request("factory-cli/0.225.2")], tmp_path)
     assert got == ("0.225.2", "model request User-Agent")
     assert droid.executed_version([], [request("node")], tmp_path)[0] is None
+
+
+def test_without_a_model_request_the_version_is_read_from_its_log(tmp_path):
+    log = tmp_path / ".factory" / "logs" / "droid-log-single.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(
+        '[x] start: {"serviceName":"cli","tags":{"clientType":"cli","platform":"linux","version":"0.99.0","os":"linux"}}\n'
+    )
+    assert get("droid").executed_version([], [], tmp_path) == ("0.99.0", "CLI log: version tag")
+    assert get("droid").executed_version([], [], tmp_path / "none")[0] is None
