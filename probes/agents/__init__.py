@@ -4,13 +4,14 @@ Adding a CLI is adding its module and one line here."""
 
 from __future__ import annotations
 
-from probes.agents import claude, codex, copilot, droid, gemini, qwen, vscode
+from probes.agents import claude, cline, codex, copilot, droid, gemini, qwen, vscode
 from probes.agents.base import NATIVE, Agent, ConfigTarget, ConfigWriter, ExtensionSurface, Registration, Tty, Written
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
 
 AGENTS: dict[str, Agent] = {
     "claude": claude.AGENT,
+    "cline": cline.AGENT,
     "codex": codex.AGENT,
     "copilot": copilot.AGENT,
     "droid": droid.AGENT,

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from probes import progress
 from probes.pipeline import rundirs
 from probes.pipeline.rundirs import RunDirs
+from probes.runner import untrusted
 from probes.versions import prefixes
 
 if TYPE_CHECKING:
@@ -143,7 +144,8 @@ def plan(
     from probes.pipeline.plan import runner_plan
 
     planned = runner_plan(agent, prefix, recipe, run, backend.node_dir(), hooks.env, hooks.argv)
-    port_files = [str(run.home / rel) for rel in agent.port_files]  # the agent's model URL
+    # the agent's model URL; a file its session_env did not write for this release is skipped
+    port_files = [str(run.home / rel) for rel in agent.port_files if untrusted.exists(run.home, rel)]
     if any(r.url and "{port}" in r.url for r in hooks.registrations):  # an http hook's URL names the receiver
         port_files += [str(f) for f in hooks.files]
     if port_files:

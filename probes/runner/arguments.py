@@ -45,14 +45,24 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         # though its schema requires only the command; low: a step writes a file in the workspace
         "riskLevelReason": "probe step",
         "riskLevel": "low",
+        "requires_approval": False,  # Cline 2.x's execute_command
     }
     args = {k: v for k, v in values.items() if k in props}
-    if step.get("tool") == "shell" and "cmd" not in props:
+    if "commands" in props:  # Cline 3.x's run_commands: a list of commands, nothing else
+        args["commands"] = [step.get("command", "")]
+    elif step.get("tool") == "shell" and "cmd" not in props:
         args["command"] = step.get("command", "")
         if "mode" in props:
             args["mode"] = "sync"
         if "initial_wait" in props:
             args["initial_wait"] = 60
+    if "files" in props:  # Cline 3.x's read_files: a list of {path}
+        args["files"] = [{"path": path}]
+    if "new_text" in props:  # Cline 3.x's editor: creates a file, or replaces old_text once
+        edit = step.get("tool") == "edit_file"
+        args["new_text"] = step.get("new", "probed") if edit else step.get("content", "probe\n")
+        if edit:
+            args["old_text"] = step.get("old", "probe")
     if step.get("escalate") and "sandbox_permissions" in props:  # Codex's exec_command: asks for approval
         args |= {"sandbox_permissions": "require_escalated", "justification": "probe step"}
     given = step.get("input", {})  # as written; null leaves a filled argument out

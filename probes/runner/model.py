@@ -142,11 +142,15 @@ def plan_reply(
         script = prompts[marker]
     turn = sum(1 for m in messages[start + 1 :] if played_turn(m))
     step = script[turn] if turn < len(script) else None
-    if step is None:
+    if step is None or "text" in step:
         said = [s for s in script if "text" in s]
-        return {"text": said[-1]["text"] if said else "done", "turn": turn}
-    if "text" in step:
-        return {"text": step["text"], "turn": turn}
+        text = step["text"] if step is not None else said[-1]["text"] if said else "done"
+        # An agent that ends a task only by a tool of its own (the plan's "finish" names) gets
+        # the text as that call: a bare text is a mistake to it (Cline 2.x's attempt_completion).
+        finish = pick_tool("finish", schemas, {"finish": (tool_names or {}).get("finish", [])})
+        if finish is not None:
+            return {"tool": finish, "kind": "finish", "turn": turn, "arguments": {"result": text}}
+        return {"text": text, "turn": turn}
     if "error" in step:
         return {"error": step["error"], "turn": turn}
     kind = step.get("tool", "")
