@@ -88,9 +88,10 @@ def write_settings(target: ConfigTarget, registrations: Sequence[Registration]) 
 
 def write_hooks_json(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
     """The project's .factory/hooks.json, where Factory's current docs put hooks (settings.json's
-    "hooks" only when it is absent)."""
+    "hooks" only when it is absent): keyed by event at its top, no "hooks" key (0.225.2 reads no
+    hook from a file in settings.json's shape)."""
     path = target.workspace / ".factory" / "hooks.json"
-    write_json(path, {"hooks": settings_hooks(registrations)})
+    write_json(path, settings_hooks(registrations))
     return Written([path])
 
 

@@ -38,7 +38,7 @@ def test_project_settings_and_hooks_json_take_claudes_shape_with_seconds(tmp_pat
     (hooks,) = droid.config_locations["hooks-json"](t, REGS).files
     assert settings == t.workspace / ".factory" / "settings.json"
     assert hooks == t.workspace / ".factory" / "hooks.json"
-    assert read(settings) == read(hooks) == {"hooks": HOOKS}
+    assert read(settings) == {"hooks": HOOKS} and read(hooks) == HOOKS  # hooks.json: keyed by event
 
 
 def test_the_user_settings_keep_the_hooks_and_the_custom_model(tmp_path):
