@@ -54,6 +54,7 @@ class Written:
 
     files: list[Path]
     argv: tuple[str, ...] = ()
+    route: str | None = None  # how hooks reach a CLI that has no command hooks (pi: a relay extension), for the evidence
 
 
 ConfigWriter = Callable[[ConfigTarget, Sequence[Registration]], Written]

@@ -187,7 +187,7 @@ def register_hooks(agent: Agent, recipe: ResolvedRecipe, run: RunDirs, python: s
     written = writer(target, regs)
     agent.write_rules(target, recipe.setup.get("rules", "none"), recipe.config_location)  # merged: after the hooks
     mcp = register_mcp(agent, recipe, run, python, {r.key: r.native for r in regs}) if uses_mcp(recipe) else ()
-    return Hooks(regs, sidecar, argv=(*written.argv, *mcp), files=tuple(written.files))
+    return Hooks(regs, sidecar, route=written.route, argv=(*written.argv, *mcp), files=tuple(written.files))
 
 
 # ---------------------------------------------------------------- model scripts
