@@ -73,6 +73,7 @@ def say_liveness(outcome: str, obs: Observations, event: str | None) -> str:
         "allowed": f"{hook} ended with {end} and {onward}",
         "denied": f"{hook} ended with {end} and {gated} did not go on",  # the CLI refused it (no one to ask)
         "held": f"the session was still waiting on {hook} when the run's budget ran out",
+        "abandoned": f"{hook} was left running: the CLI went on (or exited) without ending it",
         "no-hook": f"{hook} never ran",
     }.get(outcome, "")
 
