@@ -17,13 +17,20 @@ def add_arguments(rc: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    changed = upgraded = 0
+    changed = upgraded = kept = 0
     for r in reclassify(Path(args.results), load_all()):
+        kept += r.compact
+        if r.compact and not r.relabelled and not r.migrated:
+            continue  # unchanged: counted in the summary
         if r.relabelled:
             changed += 1
             print(f"{r.path}: {r.before} -> {r.after}" if r.after != r.before else f"{r.path}: observations")
         else:
             upgraded += 1
             print(f"{r.path}: upgraded (schema_version {SCHEMA_VERSION}, stored compact)")
-    print(f"{changed} record(s) changed" + (f", {upgraded} upgraded" if upgraded else ""))
+    print(
+        f"{changed} record(s) changed"
+        + (f", {upgraded} upgraded" if upgraded else "")
+        + (f"; {kept} compact record(s) kept their labels (their sessions are not stored: not classified again)" if kept else "")
+    )
     return Exit.OK

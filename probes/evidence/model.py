@@ -174,6 +174,17 @@ class HarnessTimes(Record):
     install_s: float | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
+class Compacted(Record):
+    """A compact record (evidence/compaction.py): it repeated its neighbours' label and
+    observations, so it is stored without its session's bulk; this says what was left out and
+    what the record was."""
+
+    dropped: list[str]  # the keys no longer stored, each left empty ([] or null): store.DROPPED
+    full_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")  # `probe cite`'s sha256 of the record as it was: file, then blobs
+    full_bytes: int = Field(ge=0)  # the bytes so hashed
+    neighbours: list[str]  # the versions whose records it repeated, the older first
+
+
 class Collected(Record):
     """What a session left, collected and scrubbed (probes/pipeline/collect.py): the parts of the
     evidence record a classifier reads (classify.SessionRecord), with every invocation and model
@@ -249,6 +260,8 @@ class Evidence(Record):
     # What the run itself showed of its setup: {"sh": the shell at /bin/sh inside the run,
     # "hook_parents": {what started the hooks: count}}
     setup_read: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # Stored compact (compaction.py): what was left out, and the full record's digest; absent: whole
+    compacted: Compacted | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def to_json(self) -> str:
         """The whole record as one JSON text, refs resolved (what `probe run --json` prints)."""

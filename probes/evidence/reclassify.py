@@ -1,7 +1,9 @@
 """Label committed evidence again with the current classifiers (no CLI is run): after a
 classifier changes, every record it labels is brought up to date, and each change is named.
 Records are also brought to the current schema_version (evidence.upgrade: per-run values as
-stable names) and stored compact (store.py); blobs no record refers to any more are removed."""
+stable names) and stored compact (store.py); blobs no record refers to any more are removed.
+A compact record (compaction.py) keeps its label and observations: its session is not stored,
+so nothing could label it again; its claims are judged again on them."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ class Relabelled:
     after: str  # the outcome it has now (the same when only observations or claims changed)
     migrated: bool = False  # upgraded to the current schema_version, or its per-run values named again
     relabelled: bool = True  # its outcome, observations or claims came out differently
+    compact: bool = False  # a compact record: its label kept, not classified again (it may still be rewritten)
 
 
 def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabelled]:
@@ -36,7 +39,8 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
     or that is upgraded (an older schema_version, or per-run values not yet named as now),
     rewritten as it is found. A file that is not a record, or one that fits the schema but
     not its classifier, is skipped with a warning naming it; a record of a recipe no longer
-    in the catalog is only upgraded. Then blobs no record refers to are removed, in each
+    in the catalog is only upgraded. Every compact record of a recipe in the catalog is yielded
+    (`compact`), rewritten or not: its label was kept. Then blobs no record refers to are removed, in each
     version directory whose records all read."""
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
@@ -56,8 +60,10 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
             continue
         data = ev.model_dump(mode="json")
         session = cast(SessionRecord, {k: data[k] for k in SESSION_KEYS})  # the record's parts, as JSON
+        compact = ev.compacted is not None
         try:
-            outcome, obs = label(recipe.classifier, session)
+            # a compact record's session is not stored: labelling it again would read its absence
+            outcome, obs = (ev.outcome, ev.observations) if compact else label(recipe.classifier, session)
             permissions = {"permissions": ev.setup["permissions"]} if ev.setup and "permissions" in ev.setup else {}
             run = Run.of(recipe.for_agent(ev.agent, permissions), data["cli"])
             claims = judge(recipe.claims, ev.agent, ev.executed_version, outcome, obs, run)
@@ -68,7 +74,9 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
         relabelled = (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims)
         new = ev.model_copy(update={"outcome": outcome, "observations": obs, "claims": claims})
         if store(path, Evidence.model_validate_json(new.model_dump_json())):
-            yield Relabelled(path, ev.outcome, outcome, migrated=not relabelled, relabelled=relabelled)
+            yield Relabelled(path, ev.outcome, outcome, migrated=not relabelled, relabelled=relabelled, compact=compact)
+        elif compact:
+            yield Relabelled(path, ev.outcome, outcome, relabelled=False, compact=True)
     for directory in sorted({p.parent for p in results.glob("*/*/*.json")}):
         for blob in unreferenced(directory) or []:
             blob.unlink(missing_ok=True)

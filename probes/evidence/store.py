@@ -45,6 +45,10 @@ SLOTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("cli", "stderr_tail"), "text"),
 )
 
+# What a compact record (compaction.py) no longer stores, each as it is left: the session's
+# bulk, read by classifiers and by a person, not by tables, ranges or citations (its counts stay)
+DROPPED: dict[str, Any] = {"invocations": [], "model_requests": [], "transcript": None}
+
 
 # ---------------------------------------------------------------- the record's layout
 
@@ -115,6 +119,20 @@ def slots(record: dict[str, Any]) -> Iterator[tuple[Any, Any, str]]:
 def refs(record: dict[str, Any]) -> list[str]:
     """The blobs a stored record refers to (sha256 hex), each once, in ascending order."""
     return sorted({ref_hex(c[k]) for c, k, _ in slots(record) if is_ref(c[k])})
+
+
+def digest(data: bytes, directory: Path, blobs: Blobs | None = None) -> tuple[str, int]:
+    """A stored record's sha256 as `probe cite` gives it, and the bytes hashed: its file's
+    bytes (`data`), then each blob it refers to, once, in ascending order of their names.
+    BadFile when it is not JSON or a blob cannot be read (Blobs.get)."""
+    record = parse_json(data)
+    h, size = hashlib.sha256(data), len(data)
+    blobs = blobs or Blobs()
+    for name in refs(record) if isinstance(record, dict) else []:
+        blob = blobs.get(directory, name)
+        h.update(blob)
+        size += len(blob)
+    return h.hexdigest(), size
 
 
 def blob_of(value: Any, kind: str) -> bytes | None:
@@ -220,11 +238,19 @@ def put_blob(directory: Path, digest: str, data: bytes, write: Callable[[Path, s
     path = directory / BLOBS / f"{digest}{BLOB_SUFFIX}"
     try:
         if read_bounded(path, BLOB_MAX_BYTES, follow=False) == data:
+            touch(path)  # about to be referred to: compaction leaves a blob this young alone
             return False
     except BadFile:
         pass  # missing, or not what it should be: (re)written
     write(path, data.decode("utf-8"))
     return True
+
+
+def touch(path: Path) -> None:
+    try:
+        os.utime(path, follow_symlinks=False)
+    except OSError:
+        pass  # a read-only tree: nothing removes blobs from it either
 
 
 def unreferenced(directory: Path) -> list[Path] | None:
@@ -257,7 +283,11 @@ def measured_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """True when `new` (a fresh run's record) differs from `old` (the stored one, resolved)
     only in measured numbers, the run's identity and fields `old` predates, so `old` can stay:
     a re-run does not churn committed evidence. The verdict and what it rests on must be equal
-    (`exact`); the rest is compared with every number masked."""
+    (`exact`); the rest is compared with every number masked. A compact `old` (compaction.py)
+    is compared with `new` as it would be stored compact: a re-run of it keeps it compact."""
+    if old.get("compacted") is not None:
+        old = {k: v for k, v in old.items() if k != "compacted"}
+        new = {**new, **{k: v for k, v in DROPPED.items() if k in new}}
     if exact(old) != exact(new, old.get("observations")):
         return False
     kept, fresh = predated(old, new)

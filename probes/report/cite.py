@@ -5,7 +5,6 @@ between the two probed versions). Every record it rests on is cited with its dig
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from probes.catalog.recipes import load_all
@@ -13,8 +12,9 @@ from probes.catalog.setup import base_of, setup_line, stem
 from probes.errors import InputError
 from probes.evidence.claims import verdict_of
 from probes.evidence.load import Cell, load
-from probes.evidence.store import Blobs, refs
-from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
+from probes.evidence.model import Compacted
+from probes.evidence.store import digest
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
 from probes.report.answer import answer
 from probes.report.cells import short
 from probes.report.ranges import Line, known_candidates, line
@@ -27,19 +27,26 @@ def evidence_digest(path: Path) -> str:
     the record was, each blob checked against its name; a record with no refs hashes as its
     file alone."""
     try:
-        data = read_bounded(path, EVIDENCE_MAX_BYTES)
-        record = parse_json(data)
-        h = hashlib.sha256(data)
-        blobs = Blobs()
-        for name in refs(record) if isinstance(record, dict) else []:
-            h.update(blobs.get(path.parent, name))
+        return digest(read_bounded(path, EVIDENCE_MAX_BYTES), path.parent)[0]
     except BadFile as e:
         raise InputError(f"{path}: not an evidence record ({e})") from None
-    return h.hexdigest()
 
 
 def record_line(cell: Cell, what: str, text: str) -> str:
-    return f"- {what}: `{cell.path}` (sha256 `{evidence_digest(cell.path)}`), {cell.agent} {cell.version} gave **{text}**"
+    full = cell.record.compacted
+    whole = f"; compact, the full record's sha256 `{full.full_sha256}`" if full else ""
+    return f"- {what}: `{cell.path}` (sha256 `{evidence_digest(cell.path)}`{whole}), {cell.agent} {cell.version} gave **{text}**"
+
+
+def compact_line(full: Compacted) -> str:
+    """What a compact record (evidence/compaction.py) left out, and the record it was."""
+    names = [k.replace("_", " ") for k in full.dropped]
+    gone = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names) or "nothing"
+    return (
+        f"- Compact: stored without its {gone}, as it repeats the label and observations of "
+        f"{' and '.join(full.neighbours)}; the full record as it was: sha256 `{full.full_sha256}` "
+        f"({full.full_bytes} bytes, of the record and the blobs it referred to)"
+    )
 
 
 def since(ln: Line, cell: Cell) -> list[str]:
@@ -85,7 +92,7 @@ def cite(cell: Cell, results: Path) -> str:
     evidence_digest), control, each claim it agrees or disagrees with, and the range of
     versions the verdict holds over with the boundary records."""
     r = cell.record
-    digest = evidence_digest(cell.path)
+    sha = evidence_digest(cell.path)
 
     facts = ", ".join(
         f"{k}={short(v)}" for k, v in r.observations.items() if isinstance(v, (bool, int, float, str)) and v is not None
@@ -104,7 +111,8 @@ def cite(cell: Cell, results: Path) -> str:
         f"{r.backend} backend, network {r.network}",
         f"- Date: {r.started_at}",
         f"- Setup: {setup_line(r.setup, r.setup_key) if r.setup else 'not stated (made before setups)'}",
-        f"- Evidence: `{cell.path}` (sha256 `{digest}`, of the record and the blobs it refers to)",
+        f"- Evidence: `{cell.path}` (sha256 `{sha}`, of the record and the blobs it refers to)",
+        *([compact_line(r.compacted)] if r.compacted else []),
         f"- Control: `{stem(r.control, r.setup_key or '') if r.control else r.control_of}`",
     ]
     for c in r.claims:

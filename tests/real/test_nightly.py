@@ -174,6 +174,7 @@ def test_workflow_commands_end_to_end_on_a_small_plan(real_tools, tmp_path):
     ]
 
     assert probe_cmd("merge", *map(str, shards), results=checkout).returncode == 0
+    assert probe_cmd("compact", results=checkout).returncode == 0  # two versions: no record between
     assert probe_cmd("table", results=checkout).returncode == 0
     report = probe_cmd("bump", "--plan", str(tmp_path / "plan.json"), "--report-only", results=checkout)
     assert report.returncode == Exit.VERDICTS_CHANGED, report.stdout + report.stderr

@@ -399,7 +399,7 @@ def test_reclassify_skips_a_corrupt_record(tmp_path, env, results, kind):
     before = snapshot(tmp_path)
     proc = probe("reclassify", "--results", "results", cwd=tmp_path, env=env, timeout=120)
     _warned(proc, path, why)
-    assert proc.stdout.endswith("0 record(s) changed\n")
+    assert proc.stdout.splitlines()[-1].startswith("0 record(s) changed")  # compact records are counted after it
     assert snapshot(tmp_path) == before
 
 

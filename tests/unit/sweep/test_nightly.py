@@ -118,7 +118,7 @@ def test_bump_without_evidence_or_from_is_one_line(tmp_path):
 
 def test_workflow_uses_only_probe_commands_that_exist():
     commands = workflow_probe_commands()
-    assert {c[1] for c in commands} == {"bump", "atlas", "merge", "table"}
+    assert {c[1] for c in commands} == {"bump", "atlas", "merge", "compact", "table"}
     for argv in commands:
         parser().parse_args(argv[1:])  # an unknown command or flag raises
 

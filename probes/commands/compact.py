@@ -1,0 +1,120 @@
+"""`probe compact [--agent A] [--dry-run]`: store the records that only repeat their neighbours
+compact (evidence/compaction.py; docs/evidence.md, "Compact records"), and say the bytes per
+record and per agent-version before and after."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from probes.catalog import windows
+from probes.commands.options import add_dry_run, add_json, add_results
+from probes.errors import Exit, InputError
+from probes.evidence import compaction
+from probes.evidence.model import check_writable
+from probes.versions.named import agent_named
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "Store compact each record whose label and observations (but timings) equal both its neighbours' "
+        "in version order: without its invocations, model requests and transcript, with the full record's "
+        "sha256 and size. Window ends, pinned versions and records FINDINGS checks stay whole. Idempotent."
+    )
+    p.add_argument("--agent", help="one agent (default: every agent with a window)")
+    add_dry_run(p)
+    add_results(p)
+    add_json(p)
+
+
+def handle(args: argparse.Namespace) -> int:
+    results = Path(args.results)
+    agents = None
+    if args.agent:
+        agent_named(args.agent)
+        wins = windows.load()
+        if args.agent not in wins:
+            raise InputError(f"{args.agent} has no window in {windows.windows_file()}: its records stay whole")
+        agents = [args.agent]
+    found = compaction.plan(results, agents)
+    removed = 0
+    if not args.dry_run and found.plans:
+        check_writable(results)
+        removed = compaction.apply(found)
+    tree = tree_sizes(results)
+    saved = sum(s.bytes for s in found.before.values()) - sum(s.bytes for s in found.after.values())
+    freed = sum(s.disk for s in found.before.values()) - sum(s.disk for s in found.after.values())
+    if args.dry_run or not found.plans:  # measured before: what writing would leave
+        tree = {
+            "bytes": tree["bytes"],
+            "disk": tree["disk"],
+            "bytes_after": tree["bytes"] - saved,
+            "disk_after": tree["disk"] - freed,
+        }
+    else:  # measured after: what it was
+        tree = {
+            "bytes": tree["bytes"] + saved,
+            "disk": tree["disk"] + freed,
+            "bytes_after": tree["bytes"],
+            "disk_after": tree["disk"],
+        }
+    if args.json:
+        print(json.dumps(as_json(found, args.dry_run, removed, tree), indent=2))
+    else:
+        print(text(found, args.dry_run, results, tree))
+    return Exit.OK
+
+
+def tree_sizes(results: Path) -> dict[str, int]:
+    """The bytes of every file under `results`, and what they take on disk (as `du` counts)."""
+    total = disk = 0
+    for root, _, files in os.walk(results):
+        for name in files:
+            st = os.lstat(os.path.join(root, name))
+            total += st.st_size
+            disk += st.st_blocks * 512
+    return {"bytes": total, "disk": disk}
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def kb(n: float) -> str:
+    return f"{n / 1e3:.1f} KB"
+
+
+def text(found: compaction.Compaction, dry_run: bool, results: Path, tree: dict[str, int]) -> str:
+    verb = "would be compacted" if dry_run else "compacted"
+    lines = []
+    for agent, b in sorted(found.before.items()):
+        a = found.after[agent]
+        n = sum(1 for p in found.plans if p.path.parts[-3] == agent)
+        lines.append(
+            f"{agent}: {n} record(s) {verb}; {a.compact} of {b.records} records compact, {b.versions} versions; "
+            f"{mb(b.bytes)} -> {mb(a.bytes)}, per record {kb(b.per_record())} -> {kb(a.per_record())}, "
+            f"per version {kb(b.per_version())} -> {kb(a.per_version())}"
+        )
+    lines.append(
+        f"{len(found.plans)} record(s) {verb}: {results}/ {mb(tree['bytes'])} -> {mb(tree['bytes_after'])} in files, "
+        f"{mb(tree['disk'])} -> {mb(tree['disk_after'])} on disk" + (" (dry run: nothing written)" if dry_run else "")
+    )
+    return "\n".join(lines)
+
+
+def as_json(found: compaction.Compaction, dry_run: bool, removed: int, tree: dict[str, int]) -> dict[str, Any]:
+    return {
+        "dry_run": dry_run,
+        "compacted": [
+            {"path": str(p.path), "neighbours": list(p.neighbours), "bytes": p.before, "bytes_after": len(p.text.encode())}
+            for p in found.plans
+        ],
+        "blobs_removed": removed,
+        "agents": [
+            {"agent": agent, "before": vars(b), "after": vars(found.after[agent])} for agent, b in sorted(found.before.items())
+        ],
+        "results": tree,
+    }

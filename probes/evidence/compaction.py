@@ -1,0 +1,270 @@
+"""Compact records (issue 32; docs/evidence.md, "Compact records"): evidence that stays
+affordable as the atlas fills every timeline. For one agent, recipe and setup (a record file's
+stem), a record whose label, observations (but timings) and invocations by event equal those of
+both its neighbours in version order (the adjacent probed versions) repeats them: it is stored
+without its session's bulk (store.DROPPED: invocations, model requests, transcript), keeping
+everything a reader needs to cite it and the tables, timelines, diffs and the atlas read, and
+saying what was left out, the sha256 and size of the full record as it was, and the neighbours
+it repeated (model.Compacted). Blobs no record refers to any more are then removed.
+
+Whole stay: each stem's first and last probed versions and both sides of every boundary (they
+differ from a neighbour); the window's first and last releases and its pinned versions
+(catalog/windows.yaml, which holds the versions the tests pin); every record a check in
+results/FINDINGS.md names (it reads their invocations and requests); a record whose version
+differs from the one asked, with an `error`, or whose repeats disagree, and its neighbours;
+every record of an agent without a window or registry snapshot (VS Code). A compact record
+stays compact: compacting again changes nothing (idempotent)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from probes.catalog import windows
+from probes.errors import InputError
+from probes.evidence.model import parse_evidence, write_atomic
+from probes.evidence.store import BLOBS, DROPPED, Blobs, digest, dumps, refs, unreferenced
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
+from probes.report.timeline import read_snapshot
+from probes.versions.spec import semver_key
+
+GRACE_S = 60.0  # a blob written or touched this recently may be about to be referred to (store.put_blob)
+CHECK_RE = re.compile(r"<!--\s*check:\s*([^;]*);")  # results/FINDINGS.md (docs/findings.md)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One record, as compaction compares it with its neighbours."""
+
+    agent: str
+    version: str
+    stem: str  # RECIPE or RECIPE@KEY: one row of a table
+    path: Path
+    same: str | None  # what a neighbour must equal to be repeated (JSON); None: never (nor it a neighbour's)
+    compact: bool = False  # stored compact already
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One record to store compact."""
+
+    path: Path
+    neighbours: tuple[str, str]
+    before: int  # its file's bytes now
+    text: str  # the compact record, as it will be written
+
+
+@dataclass
+class Sizes:
+    """One agent's evidence: records, how many compact, version folders, and the bytes of their
+    files (records and blobs) and what those files take on disk (whole blocks)."""
+
+    records: int = 0
+    compact: int = 0
+    versions: int = 0
+    bytes: int = 0
+    disk: int = 0
+
+    def per_record(self) -> float:
+        return self.bytes / self.records if self.records else 0.0
+
+    def per_version(self) -> float:
+        return self.bytes / self.versions if self.versions else 0.0
+
+
+@dataclass
+class Compaction:
+    plans: list[Plan] = field(default_factory=list)
+    folders: set[Path] = field(default_factory=set)  # those holding a compact record, once the plans are written
+    before: dict[str, Sizes] = field(default_factory=dict)
+    after: dict[str, Sizes] = field(default_factory=dict)
+
+
+def repeated(record: Mapping[str, Any]) -> str | None:
+    """What a record's neighbours must equal for one to repeat the other: the label, the
+    observations but timings (`*_s`: they move on every run; the record keeps its own) and the
+    invocations by event. None for a record that stands whole and repeats nothing: another
+    version ran than the one asked, the session did something to the run (`error`), its
+    repeats disagree, or a person recorded it."""
+    spread = (record.get("repeats") or {}).get("outcomes") or {}
+    if record.get("version_mismatch") or record.get("error") or record.get("provenance") or len(spread) > 1:
+        return None
+    obs = {k: v for k, v in (record.get("observations") or {}).items() if not k.endswith("_s")}
+    return json.dumps([record.get("outcome"), obs, record.get("invocations_by_event")], sort_keys=True)
+
+
+def choose(
+    points: Iterable[Point], whole: Mapping[str, set[str] | None], cited: set[tuple[str, str, str]]
+) -> list[tuple[Point, str, str]]:
+    """The records to compact, each with its older and newer neighbour: every point (not
+    compact yet) whose `same` equals both neighbours' in its stem's version order, unless its
+    agent is not compacted (`whole` None), its version is kept whole, or a check cites it."""
+    by: dict[tuple[str, str], list[Point]] = {}
+    for p in points:
+        by.setdefault((p.agent, p.stem), []).append(p)
+    chosen = []
+    for (agent, stem), group in sorted(by.items()):
+        keep = whole.get(agent)
+        if keep is None:
+            continue
+        group.sort(key=lambda p: semver_key(p.version))
+        for before, p, after in zip(group, group[1:], group[2:], strict=False):
+            if p.compact or p.same is None or p.version in keep or (agent, p.version, stem) in cited:
+                continue
+            if before.same == p.same == after.same:
+                chosen.append((p, before.version, after.version))
+    return chosen
+
+
+def kept_whole(results: Path, agent: str, wins: Mapping[str, windows.Window]) -> set[str] | None:
+    """The versions of `agent` whose records stay whole: its window's first and last releases
+    and its pinned versions; None when it has no window or no registry snapshot to place one."""
+    snap = read_snapshot(results, agent) if agent in wins else None
+    if snap is None:
+        return None
+    try:
+        span = windows.span(agent, wins[agent], snap)
+    except InputError:
+        return None
+    return {span.first, span.last, *span.pinned}
+
+
+def cited(results: Path) -> set[tuple[str, str, str]]:
+    """(agent, version, stem) of every record a check in results/FINDINGS.md names."""
+    try:
+        text = read_bounded(results / "FINDINGS.md", EVIDENCE_MAX_BYTES).decode("utf-8", "replace")
+    except BadFile:
+        return set()  # no findings: none cited
+    out = set()
+    for head in CHECK_RE.findall(text):
+        spec, _, stem = head.strip().partition(" ")
+        agent, _, version = spec.partition("@")
+        out.add((agent, version, stem.strip()))
+    return out
+
+
+def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Blobs) -> str | None:
+    """The record stored in `path` (its bytes `data`) as a compact record: each of DROPPED that
+    holds something left empty, everything else as it was, and what it was (model.Compacted);
+    None when none holds anything (nothing to save). Checked to read as a record before it is
+    returned; InputError naming the file when it or a blob cannot be read."""
+    try:
+        full_sha256, full_bytes = digest(data, path.parent, blobs)
+        record = parse_json(data)
+    except BadFile as e:
+        raise InputError(f"{path}: not an evidence record ({e})") from None
+    dropped = [k for k in DROPPED if record.get(k) not in (None, [])]
+    if not dropped:
+        return None
+    record.update({k: DROPPED[k] for k in dropped})
+    record["compacted"] = {
+        "dropped": dropped,
+        "full_bytes": full_bytes,
+        "full_sha256": full_sha256,
+        "neighbours": list(neighbours),
+    }
+    text = dumps(record)
+    parse_evidence(path, text.encode("utf-8"), blobs)  # it reads, refs and all, or nothing is written
+    return text
+
+
+def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
+    """What compacting `results` (every agent's evidence, or `agents`') would write, and the
+    sizes before and after. A record that cannot be read is named and stays as it is, and so
+    do its neighbours (their neighbour is unknown)."""
+    if not results.is_dir():
+        raise InputError(f"no results directory {results}: run a probe first, or pass --results")
+    wins = windows.load()
+    blobs = Blobs()
+    points: list[Point] = []
+    data: dict[Path, bytes] = {}
+    for path in sorted(results.glob("*/*/*.json")):
+        agent, version = path.parts[-3], path.parts[-2]
+        if (agents is not None and agent not in agents) or version.startswith("unknown-"):
+            continue
+        try:
+            data[path] = read_bounded(path, EVIDENCE_MAX_BYTES, follow=False)
+            record = parse_evidence(path, data[path], blobs)
+        except (BadFile, InputError) as e:
+            warn(f"left whole, with its neighbours: {e}")
+            points.append(Point(agent, version, path.stem, path, None))
+            continue
+        points.append(Point(agent, version, path.stem, path, repeated(record), record.get("compacted") is not None))
+    whole = {a: kept_whole(results, a, wins) for a in sorted({p.agent for p in points})}
+    found = Compaction()
+    for p, older, newer in choose(points, whole, cited(results)):
+        text = compact_text(p.path, data[p.path], (older, newer), blobs)
+        if text is not None:
+            found.plans.append(Plan(p.path, (older, newer), len(data[p.path]), text))
+    found.folders = {p.path.parent for p in points if p.compact} | {pl.path.parent for pl in found.plans}
+    found.before, found.after = sizes(points, data, {pl.path: pl.text for pl in found.plans}, found.folders)
+    return found
+
+
+def sizes(
+    points: Sequence[Point], data: Mapping[Path, bytes], new: Mapping[Path, str], swept: set[Path]
+) -> tuple[dict[str, Sizes], dict[str, Sizes]]:
+    """Each agent's Sizes now (every blob file there) and once the `new` texts are written and,
+    in the `swept` folders, the blobs no record refers to then are removed (apply)."""
+    block = os.statvfs(points[0].path).f_bsize if points else 4096
+    before: dict[str, Sizes] = {}
+    after: dict[str, Sizes] = {}
+    folders: dict[Path, list[Point]] = {}
+    for p in points:
+        folders.setdefault(p.path.parent, []).append(p)
+    for folder, here in folders.items():
+        agent = here[0].agent
+        b, a = before.setdefault(agent, Sizes()), after.setdefault(agent, Sizes())
+        wanted_after: set[str] = set()
+        for p in here:
+            old = data.get(p.path)
+            text = new[p.path].encode("utf-8") if p.path in new else old
+            for s, raw, is_compact in ((b, old, p.compact), (a, text, p.compact or p.path in new)):
+                s.records += 1
+                s.compact += is_compact
+                s.bytes += len(raw or b"")
+                s.disk += math.ceil(len(raw or b"") / block) * block
+            wanted_after |= stored_refs(text)
+        b.versions += 1
+        a.versions += 1
+        store = folder / BLOBS
+        for blob in store.iterdir() if store.is_dir() else ():
+            size = blob.lstat().st_size
+            name = blob.name.removesuffix(".txt")
+            for s, wanted in ((b, None), (a, wanted_after if folder in swept else None)):
+                if wanted is None or name in wanted:
+                    s.bytes += size
+                    s.disk += math.ceil(size / block) * block
+    return before, after
+
+
+def stored_refs(data: bytes | None) -> set[str]:
+    try:
+        record = parse_json(data) if data is not None else None
+        return set(refs(record)) if isinstance(record, dict) else set()
+    except BadFile:
+        return set()
+
+
+def apply(found: Compaction, grace_s: float = GRACE_S) -> int:
+    """Write each planned compact record (atomically), then remove the blobs no record of its
+    folder refers to, in every folder that holds a compact record, unless written or touched in
+    the last `grace_s` seconds (a probe writing there may be about to refer to it). Returns the
+    blobs removed."""
+    for p in found.plans:
+        write_atomic(p.path, p.text)
+    removed = 0
+    now = time.time()
+    for folder in sorted(found.folders):
+        for blob in unreferenced(folder) or []:
+            if now - blob.lstat().st_mtime >= grace_s:
+                blob.unlink(missing_ok=True)
+                removed += 1
+    return removed

@@ -1,0 +1,161 @@
+"""Compact records (evidence/compaction.py, `probe compact`): a record that repeats both its
+neighbours' label and observations is stored without its session, citable by the full
+record's digest; ends, boundaries, pinned and cited records stay whole; every reader reads
+them as before. A committed record copied to several versions (our own evidence, no CLI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from probes.catalog import windows
+from probes.catalog.recipes import load_all
+from probes.evidence import compaction, store
+from probes.evidence.load import load
+from probes.evidence.model import Evidence, load_evidence
+from probes.evidence.reclassify import reclassify
+from probes.report.cite import cite, evidence_digest
+from tests import helpers
+from tests.helpers import RESULTS, probe_cmd
+from tests.synthetic import write_published
+
+TEMPLATE = RESULTS / "copilot" / "1.0.92" / "hang-pretool.json"  # fail-open, one invocation, two requests
+RELEASES = [f"1.0.{i}" for i in range(8)]
+OLD = 1_000_000_000  # an mtime long past: no probe is about to refer to these blobs
+
+
+def put(root: Path, version: str, recipe: str = "hang-pretool", **edits: object) -> Path:
+    """The template as `version`'s record of `recipe` (stored form, refs and their blobs)."""
+    stored = json.loads(TEMPLATE.read_text())
+    stored.update(requested_version=version, executed_version=version, recipe=recipe, **edits)
+    path = root / "copilot" / version / f"{recipe}.json"
+    (path.parent / store.BLOBS).mkdir(parents=True, exist_ok=True)
+    for name in store.refs(stored):
+        blob = path.parent / store.BLOBS / f"{name}.txt"
+        shutil.copy(TEMPLATE.parent / store.BLOBS / f"{name}.txt", blob)
+        os.utime(blob, (OLD, OLD))
+    path.write_text(store.dumps(stored))
+    return path
+
+
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outcomes: dict[str, str], pinned: str = "[]") -> Path:
+    results = tmp_path / "results"
+    for version, outcome in outcomes.items():
+        put(results, version, outcome=outcome)
+    write_published(results, "copilot", RELEASES)
+    (tmp_path / "windows.yaml").write_text(f"copilot: {{from: 1.0.0, pinned: {pinned}}}\n")
+    monkeypatch.setenv("PROBE_WINDOWS", str(tmp_path / "windows.yaml"))
+    return results
+
+
+def compacted(results: Path) -> list[str]:
+    return sorted(p.parent.name for p in results.glob("*/*/*.json") if "compacted" in json.loads(p.read_text()))
+
+
+def test_a_record_repeating_both_neighbours_is_stored_compact_and_citable_by_its_full_digest(tmp_path, monkeypatch):
+    # 1.0.2 and 1.0.3 are a boundary's sides, 1.0.0 and 1.0.6 the ends, 1.0.4 pinned
+    results = tree(
+        tmp_path, monkeypatch, dict.fromkeys(RELEASES[:3], "fail-open") | dict.fromkeys(RELEASES[3:7], "held"), "[1.0.4]"
+    )
+    one = results / "copilot" / "1.0.1" / "hang-pretool.json"
+    record = json.loads(one.read_text())
+    record["observations"]["tool_delay_s"] = 9.9  # a timing: it moves on every run, and is kept
+    one.write_text(store.dumps(record))
+    digest, size = evidence_digest(one), len(one.read_bytes())
+    before = {p: p.read_bytes() for p in results.glob("*/*/*.json")}
+    found = compaction.plan(results)
+    assert [(p.path.parent.name, p.neighbours) for p in found.plans] == [
+        ("1.0.1", ("1.0.0", "1.0.2")),
+        ("1.0.5", ("1.0.4", "1.0.6")),
+    ]
+    assert before == {p: p.read_bytes() for p in results.glob("*/*/*.json")}  # a plan writes nothing
+    compaction.apply(found)
+    assert compacted(results) == ["1.0.1", "1.0.5"]
+    assert all(before[p] == p.read_bytes() for p in before if p.parent.name not in ("1.0.1", "1.0.5"))
+    kept = load_evidence(one)
+    assert kept["invocations"] == [] and kept["model_requests"] == [] and kept["invocation_count"] == 1
+    assert kept["outcome"] == "fail-open" and kept["observations"]["tool_delay_s"] == 9.9
+    assert {k: v for k, v in kept.items() if k not in ("invocations", "model_requests", "compacted")} == {
+        k: v for k, v in load_evidence(TEMPLATE).items() if k not in ("invocations", "model_requests")
+    } | {"requested_version": "1.0.1", "executed_version": "1.0.1", "observations": record["observations"]}
+    full = kept["compacted"]
+    assert full["dropped"] == ["invocations", "model_requests"] and full["neighbours"] == ["1.0.0", "1.0.2"]
+    assert full["full_sha256"] == digest and full["full_bytes"] > size and len(one.read_bytes()) < size
+    assert store.unreferenced(one.parent) == []  # its blobs went with its session
+    cited = cite(load(results, "copilot", "hang-pretool", "1.0.1")[0], results)
+    assert (
+        f"the full record as it was: sha256 `{digest}`" in cited and "stored without its invocations and model requests" in cited
+    )
+
+
+def test_compacting_again_changes_nothing_and_a_young_blob_stays(tmp_path, monkeypatch):
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:4], "fail-open"))
+    young = results / "copilot" / "1.0.1" / store.BLOBS / f"{'0' * 64}.txt"
+    young.write_text("being written by a probe")
+    compaction.apply(compaction.plan(results))
+    after = {p: p.read_bytes() for p in results.rglob("*") if p.is_file()}
+    assert compacted(results) == ["1.0.1", "1.0.2"] and young.exists()
+    again = compaction.plan(results)
+    assert again.plans == [] and again.before["copilot"].compact == 2
+    compaction.apply(again, grace_s=0)
+    assert not young.exists() and {p: p.read_bytes() for p in results.rglob("*") if p.is_file()} == {
+        p: b for p, b in after.items() if p != young
+    }
+
+
+def test_what_differs_or_cannot_be_compared_stays_whole(tmp_path, monkeypatch):
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES, "fail-open"))
+    put(results, "1.0.3", observations={**load_evidence(TEMPLATE)["observations"], "hook_exit": "SIGKILL"})
+    put(results, "1.0.4", repeats={"runs": 2, "outcomes": {"fail-open": 1, "held": 1}})  # flaky
+    (results / "copilot" / "1.0.6" / "hang-pretool.json").write_text("{not json")  # unreadable
+    (results / "FINDINGS.md").write_text("<!-- check: copilot@1.0.1 hang-pretool; outcome == fail-open -->\n")
+    # 1.0.1 cited, 1.0.2 beside 1.0.3's other observation, 1.0.5 beside the flaky 1.0.4 and the unreadable 1.0.6
+    assert compaction.plan(results).plans == []
+    (results / "FINDINGS.md").unlink()
+    assert [p.path.parent.name for p in compaction.plan(results).plans] == ["1.0.1"]
+
+
+def test_an_agent_without_a_window_or_a_snapshot_stays_whole(tmp_path, monkeypatch):
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:4], "fail-open"))
+    (results / "copilot" / "versions.json").unlink()
+    assert compaction.plan(results).plans == []
+    proc = probe_cmd("compact", "--agent", "vscode", results=results)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "has no window" in proc.stderr
+    proc = probe_cmd("compact", "--agent", "copilt", results=results)
+    assert proc.returncode == 2 and "copilot" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_readers_keep_a_compact_record_s_label_and_a_rerun_keeps_it_compact(tmp_path, monkeypatch):
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:3], "fail-open"))
+    dry = probe_cmd("compact", "--dry-run", results=results)
+    assert dry.returncode == 0 and "1 record(s) would be compacted" in dry.stdout and compacted(results) == []
+    proc = probe_cmd("compact", "--json", results=results)
+    assert proc.returncode == 0 and [c["neighbours"] for c in json.loads(proc.stdout)["compacted"]] == [["1.0.0", "1.0.2"]]
+    path = results / "copilot" / "1.0.1" / "hang-pretool.json"
+    stored = path.read_bytes()
+    done = list(reclassify(results, load_all()))
+    assert [(r.path, r.compact, r.relabelled, r.migrated) for r in done] == [(path, True, False, False)]
+    assert path.read_bytes() == stored  # not labelled again from the session it no longer has
+    said = probe_cmd("reclassify", results=results).stdout
+    assert (
+        said
+        == "0 record(s) changed; 1 compact record(s) kept their labels (their sessions are not stored: not classified again)\n"
+    )
+    whole = load_evidence(TEMPLATE) | {"requested_version": "1.0.1", "executed_version": "1.0.1"}
+    assert store.measured_only(load_evidence(path), whole)  # a re-run differing in timings only: kept compact
+    assert not store.measured_only(load_evidence(path), whole | {"outcome": "held"})
+
+
+def test_the_schema_takes_a_compact_record_and_the_versions_the_tests_pin_stay_whole():
+    assert "compacted" in Evidence.model_json_schema()["properties"]
+    wins = windows.load()
+    for spec in (helpers.COPILOT, helpers.COPILOT_OLD, helpers.COPILOT_OLDER, helpers.CLAUDE, helpers.CODEX):
+        agent, version = spec.split("@")
+        assert agent not in wins or version in wins[agent].pinned, spec
+    for path in RESULTS.glob("*/*/*.json"):
+        if "compacted" in json.loads(path.read_bytes()):
+            assert path.parts[-3] in wins and path.parts[-2] not in wins[path.parts[-3]].pinned, path
