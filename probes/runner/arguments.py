@@ -34,6 +34,8 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         "new_string": step.get("new", "probed"),
         "oldString": step.get("old", "probe"),
         "newString": step.get("new", "probed"),
+        "oldText": step.get("old", "probe"),  # pi's edit before 0.63.2 (then `edits`, below)
+        "newText": step.get("new", "probed"),
         "startLine": 1,
         "endLine": 50,
         "prompt": step.get("prompt", "Reply with the word done."),
@@ -63,6 +65,8 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         args["new_text"] = step.get("new", "probed") if edit else step.get("content", "probe\n")
         if edit:
             args["old_text"] = step.get("old", "probe")
+    if "edits" in props:  # pi's edit (0.73.1): a list of {oldText, newText}
+        args["edits"] = [{"oldText": step.get("old", "probe"), "newText": step.get("new", "probed")}]
     if step.get("escalate") and "sandbox_permissions" in props:  # Codex's exec_command: asks for approval
         args |= {"sandbox_permissions": "require_escalated", "justification": "probe step"}
     given = step.get("input", {})  # as written; null leaves a filled argument out

@@ -18,3 +18,11 @@ def test_input_is_sent_as_written_over_the_filled_arguments():
 def test_a_null_input_leaves_a_filled_argument_out():
     # EnterWorktree refuses both name and path ("Provide at most one of `name` or `path`": 2.1.332)
     assert tool_arguments({"tool": "enter_worktree", "input": {"name": "probe-wt", "path": None}}, SCHEMA) == {"name": "probe-wt"}
+
+
+def test_pis_edit_gets_its_replacements_as_a_list_or_as_fields():
+    step = {"tool": "edit_file", "path": "README.md", "old": "a", "new": "b"}
+    now = tool_arguments(step, {"properties": {"path": {}, "edits": {}}})  # 0.73.1
+    assert now == {"path": "README.md", "edits": [{"oldText": "a", "newText": "b"}]}
+    before = tool_arguments(step, {"properties": {"path": {}, "oldText": {}, "newText": {}}})  # 0.51.3
+    assert before == {"path": "README.md", "oldText": "a", "newText": "b"}
