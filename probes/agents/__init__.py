@@ -4,12 +4,13 @@ Adding a CLI is adding its module and one line here."""
 
 from __future__ import annotations
 
-from probes.agents import claude, cline, codex, copilot, droid, gemini, pi, qwen, vscode
+from probes.agents import auggie, claude, cline, codex, copilot, droid, gemini, pi, qwen, vscode
 from probes.agents.base import NATIVE, Agent, ConfigTarget, ConfigWriter, ExtensionSurface, Registration, Tty, Written
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
 
 AGENTS: dict[str, Agent] = {
+    "auggie": auggie.AGENT,
     "claude": claude.AGENT,
     "cline": cline.AGENT,
     "codex": codex.AGENT,

@@ -49,6 +49,7 @@ RUNNER_FILES = (
     "cutoff.py",
     "model.py",
     "dialects.py",
+    "augment.py",
     "arguments.py",
     "evaluations.py",
     "texts.py",

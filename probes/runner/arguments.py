@@ -28,6 +28,7 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         "filePath": path,  # VS Code's file tools (camelCase)
         "file_text": step.get("content", "probe\n"),
         "content": step.get("content", "probe\n"),
+        "file_content": step.get("content", "probe\n"),  # Auggie's save-file
         "old_str": step.get("old", "probe"),
         "old_string": step.get("old", "probe"),
         "new_str": step.get("new", "probed"),
@@ -65,6 +66,11 @@ def tool_arguments(step: ScriptStep, schema: Schema) -> dict[str, Any]:
         args["new_text"] = step.get("new", "probed") if edit else step.get("content", "probe\n")
         if edit:
             args["old_text"] = step.get("old", "probe")
+    if "max_wait_seconds" in props:  # Auggie's launch-process requires cwd; wait, or it runs in the background
+        args |= {"cwd": ".", "wait": True, "max_wait_seconds": 60}
+    if "str_replace_entries" in props:  # Auggie's str-replace-editor: a command and a list of {old_str, new_str}
+        args["command"] = "str_replace"
+        args["str_replace_entries"] = [{"old_str": step.get("old", "probe"), "new_str": step.get("new", "probed")}]
     if "edits" in props:  # pi's edit (0.73.1): a list of {oldText, newText}
         args["edits"] = [{"oldText": step.get("old", "probe"), "newText": step.get("new", "probed")}]
     if step.get("escalate") and "sandbox_permissions" in props:  # Codex's exec_command: asks for approval

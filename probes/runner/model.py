@@ -1,7 +1,6 @@
-"""The scripted model: one HTTP server on loopback that speaks OpenAI chat completions
-(Copilot, VS Code), Anthropic messages (Claude Code; Copilot with
-COPILOT_PROVIDER_TYPE=anthropic), OpenAI Responses (Codex CLI) and the Gemini API (Gemini CLI),
-each chosen by the request's path (dialects.py).
+"""The scripted model: one HTTP server on loopback that speaks OpenAI chat completions (Copilot, VS Code), Anthropic
+messages (Claude Code; Copilot with COPILOT_PROVIDER_TYPE=anthropic), OpenAI Responses (Codex CLI), the Gemini API
+(Gemini CLI) and Augment's API (Auggie), each chosen by the request's path (dialects.py, augment.py).
 
 It plays a turn script. A script is a list of steps; each step is a tool call by canonical
 kind ({"tool": "shell", ...}), a final text ({"text": "..."}) or an API error ({"error":
@@ -33,10 +32,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from . import dialects, evaluations, texts
+    from . import augment, dialects, evaluations, texts
     from .arguments import tool_arguments
     from .contract import HOOK_PATH
 else:  # run as a script (runner.py), with its files beside it
+    import augment
     import dialects
     import evaluations
     import texts
@@ -293,6 +293,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._hook(path[len(HOOK_PATH) :], body)
         if gemini := dialects.gemini_route(path):  # read as a chat; answered in its own shape below
             return self._gemini(body, *gemini)
+        if (endpoint := augment.augment_route(path, self.headers.get("User-Agent", ""))) is not None:
+            return self._augment(body, endpoint)
         model = body.get("model") or MODEL
         if path.endswith("/count_tokens"):
             self._log(body)
@@ -305,10 +307,7 @@ class _Handler(BaseHTTPRequestHandler):
         m = self.model
         reply = plan_reply(body, m.script, m.subagent, m.prompts, m.tool_names, m.hook_answers)
         self._log(body, reply)
-        if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
-            m.final_texts += 1
-        if "tool" in reply and not reply.get("aux") and not reply.get("subagent") and m.first_tool_at is None:
-            m.first_tool_at = time.time()
+        self._count(reply)
         if "hold_s" in reply and not self._held(reply):
             return
         if "error" in reply:
@@ -325,6 +324,12 @@ class _Handler(BaseHTTPRequestHandler):
         if stream:
             return self._send_stream(dialects.anthropic_events(reply, model))
         return self._send_json(200, dialects.anthropic_message(reply, model))
+
+    def _count(self, reply: Reply) -> None:  # a main-conversation text ends the turn's model part
+        if "text" in reply and not reply.get("aux") and not reply.get("subagent"):
+            self.model.final_texts += 1
+        if "tool" in reply and not reply.get("aux") and not reply.get("subagent") and self.model.first_tool_at is None:
+            self.model.first_tool_at = time.time()
 
     def _held(self, reply: Reply) -> bool:
         """Wait as a scripted slow (or, None, never) answer to a hook does; False when the run
@@ -362,6 +367,19 @@ class _Handler(BaseHTTPRequestHandler):
         if stream:
             return self._send_stream(dialects.gemini_chunks(reply, model))
         return self._send_json(200, dialects.gemini_response(reply, model))
+
+    def _augment(self, raw: Body, endpoint: str) -> None:
+        """Augment's API (Auggie): a chat-stream is played as a chat, the rest answered minimally."""
+        if endpoint != augment.CHAT:
+            self._log(raw)
+            return self._send_json(200, augment.answer(endpoint, MODEL))
+        m, body = self.model, augment.augment_as_chat(raw)
+        reply = plan_reply(body, m.script, m.subagent, m.prompts, m.tool_names)
+        self._log(body, reply)
+        self._count(reply)
+        if "error" in reply:
+            return self._send_json(reply["error"].get("status", 500), dialects.error_body(reply["error"], self.path))
+        return self._send_stream(augment.chat_lines(reply))
 
     def _log(self, body: Body, reply: Reply | None = None, delivery: Delivery | None = None) -> None:
         entry: ModelLogEntry = {
