@@ -76,21 +76,28 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     done = Done(c.agent, c.recipe)
     agent = get_agent(c.agent)
     lost = unrunnable.read(results, c.agent)
-    ends = runnable_ends(c, lost)
+    if outer_end_lost(c, lost):  # halve first: sampling the first release not known to fail would try one more
+        with Runner(agent, c.recipe, results, jobs) as runner:
+            done.halved = halve_ends(c, runner, lost)
+        remember(results, c.agent, done.halved)
+        c = again(c, results)
+        lost = unrunnable.read(results, c.agent)
+    ends = runnable_ends(c, {**lost, **c.cannot_run})
     if ends and (c.head or c.tail or c.opened):  # ends first (an `every` past the window samples only them), then halving
         lo, hi = ends
         done.filled = fill(agent, c.recipe, results, None, f"{lo}..{hi}", len(c.window.releases) + 1, jobs, unrunnable=lost)
         remember(results, c.agent, skipped_of(done.filled))
         c = again(c, results)
     with Runner(agent, c.recipe, results, jobs) as runner:
-        if c.head or c.tail:  # an end that could not run: halve toward the first (last) that does
-            done.halved = halve_ends(c, runner, unrunnable.read(results, c.agent))
-            remember(results, c.agent, done.halved)
+        if outer_end_lost(c, unrunnable.read(results, c.agent)):  # the fill's own end could not run
+            more = halve_ends(c, runner, unrunnable.read(results, c.agent))
+            done.halved += more
+            remember(results, c.agent, more)
             c = again(c, results)
             if c.opened:  # what runs at the far end may differ: bisect it as fill does
                 lost = unrunnable.read(results, c.agent)
-                more = fill(agent, c.recipe, results, None, f"{c.window.first}..{c.window.last}", None, jobs, unrunnable=lost)
-                done.refilled = more
+                whole = f"{c.window.first}..{c.window.last}"
+                done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
                 c = again(c, results)
         if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
             done.pinned = runner.probe(c.pinned_unprobed)
@@ -101,6 +108,11 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     done.after = again(c, results)
     done.wall_s = round(time.monotonic() - t0, 1)
     return done
+
+
+def outer_end_lost(c: Coverage, lost: Mapping[str, str]) -> bool:
+    """Whether an unprobed end stretch begins (ends) with a release that could not run."""
+    return bool((c.head and c.head[0] in lost) or (c.tail and c.tail[-1] in lost))
 
 
 def halve_ends(c: Coverage, runner: Runner, lost: Mapping[str, str]) -> list[Point]:
