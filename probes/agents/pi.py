@@ -36,6 +36,8 @@ RELAY_SOURCE = RUNNER_DIR / "pi_relay.mjs"
 RELAY_NAME = "probe-relay.ts"  # pi discovers *.ts (and *.js) in an extensions folder and loads it with jiti
 CONFIG_LINE = "// PROBE-RELAY-CONFIG"  # ends the source's line that holds the relay's config
 MODELS = ".pi/agent/models.json"  # under HOME: the scripted model as a provider
+USER_EXTENSIONS = ".pi/agent/extensions"  # under HOME
+REPORTER_NAME = "probe-version.ts"  # the relay with no hooks: reports the version (session_env)
 VERSION_FILE = ".pi/probe-relay.json"  # under HOME: what the relay read of the running pi's version
 COST_LOG = ".pi/probe-relay-cost.jsonl"  # under HOME: the relay's own time per relayed event
 PROVIDER, MODEL = "probe", "probe-model"
@@ -85,8 +87,10 @@ def relay_source(config: Mapping[str, Any]) -> str:
     return "".join(lines)
 
 
-def write_relay(folder: Path, where: str, target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
-    path = folder / RELAY_NAME
+def write_relay(
+    folder: Path, where: str, target: ConfigTarget, registrations: Sequence[Registration], name: str = RELAY_NAME
+) -> Written:
+    path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(relay_source(relay_config(target, registrations)))
     route = f"relay extension {where}{RELAY_NAME} (probes/runner/pi_relay.mjs) running each hook as a command"
@@ -100,7 +104,7 @@ def write_project(target: ConfigTarget, registrations: Sequence[Registration]) -
 
 def write_user(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:
     """The user's extensions folder, ~/.pi/agent/extensions/."""
-    return write_relay(target.home / ".pi" / "agent" / "extensions", "~/.pi/agent/extensions/", target, registrations)
+    return write_relay(target.home / USER_EXTENSIONS, "~/.pi/agent/extensions/", target, registrations)
 
 
 class Pi(Agent):
@@ -144,6 +148,9 @@ class Pi(Agent):
             ],
         }
         write_json(home / MODELS, {"providers": {PROVIDER: provider}})
+        # The relay with no hooks, in the user's extensions folder: it reports the running pi's
+        # version even when pi loads no project extension (a session started in a subdirectory).
+        write_relay(home / USER_EXTENSIONS, "", ConfigTarget(workspace=home, home=home), [], REPORTER_NAME)
         return {
             "PI_OFFLINE": "1",  # no update check, package check or install ping (0.73.1's docs)
             "PI_SKIP_VERSION_CHECK": "1",  # the older releases' only switch

@@ -78,6 +78,8 @@ def test_the_scripted_model_is_a_provider_whose_port_is_filled_in_at_start(tmp_p
     assert provider["baseUrl"] == "http://127.0.0.1:{port}/v1" and provider["api"] == "openai-completions"
     assert [m["id"] for m in provider["models"]] == ["probe-model"]
     assert MODELS in PI.port_files
+    reporter = tmp_path / ".pi" / "agent" / "extensions" / "probe-version.ts"  # the relay with no hooks: the version
+    assert embedded(reporter)["hooks"] == [] and embedded(reporter)["version_file"] == str(tmp_path / VERSION_FILE)
     assert env["PI_OFFLINE"] == "1"
     argv = PI.argv(tmp_path, "do it")
     assert argv[1:] == ["-p", "--provider", "probe", "--model", "probe-model", "do it"]
