@@ -10,6 +10,10 @@ from probes.classify.registry import Observations, classifier, hook_words
 from probes.classify.session import CliRecord, SessionRecord, count, first, of_event, payload_field, payload_of, tool_ran
 from probes.pipeline.redact import secret_name
 
+# Where a payload names the tool: Copilot, Claude and the others; opencode's relay (the plugin
+# hook's input, {"tool": ...}).
+TOOL_NAME = ("toolName", "tool_name", "input.tool")
+
 
 def value_type(value: object) -> str | None:
     if value is None:
@@ -116,7 +120,7 @@ def classify_payload(session: SessionRecord) -> tuple[str, PayloadObs]:
         "tool_ran": tool_ran(session),
         "fields": sorted(pl),
         "field_types": {k: value_type(v) for k, v in sorted(pl.items())},
-        "tool_name": payload_field(inv, "toolName", "tool_name"),
+        "tool_name": payload_field(inv, *TOOL_NAME),
         "tool_args_field": args_key,
         "tool_args_type": value_type(pl.get(args_key)) if args_key else None,
         "timestamp_type": value_type(pl.get("timestamp")),
@@ -151,7 +155,7 @@ def payload_casing(session: SessionRecord) -> tuple[str, CasingObs]:
         "hook_fired": inv is not None,
         "registered_as": inv["event"] if inv else None,
         "fields": sorted(pl),
-        "tool_name": payload_field(inv, "toolName", "tool_name"),
+        "tool_name": payload_field(inv, *TOOL_NAME),
         "timestamp_type": value_type(pl.get("timestamp")),
     }
     if not (inv and isinstance(inv["payload"], dict)):
@@ -174,7 +178,7 @@ def tool_names(session: SessionRecord) -> tuple[str, ToolNamesObs]:
         reply = r.get("reply") or {}
         if reply.get("tool"):
             kinds.setdefault(reply["kind"], reply["tool"])
-    hooked = [payload_field(i, "toolName", "tool_name") for i in of_event(session, "pre_tool") if isinstance(i["payload"], dict)]
+    hooked = [payload_field(i, *TOOL_NAME) for i in of_event(session, "pre_tool") if isinstance(i["payload"], dict)]
     missing = {(r.get("reply") or {}).get("missing_tool") for r in session["model_requests"]}
     obs: ToolNamesObs = {
         "tool_by_kind": kinds,

@@ -215,9 +215,17 @@ def payload_of(inv: Invocation | None) -> dict[str, object]:
 
 def payload_field(inv: Invocation | None, *names: str) -> object:
     """The first of `names` the payload has (agents spell fields differently: toolName,
-    tool_name), or None."""
+    tool_name), or None. A dotted name is a field of an object field, where the payload has no
+    field of that whole name (opencode's relay: input.tool, the plugin hook's input)."""
     pl = payload_of(inv)
-    return next((pl[n] for n in names if n in pl), None)
+    for n in names:
+        head, _, rest = n.partition(".")
+        inner = pl.get(head)
+        if n in pl:
+            return pl[n]
+        if rest and isinstance(inner, dict) and rest in inner:
+            return inner[rest]
+    return None
 
 
 def side_effect_at(session: SessionRecord, step: int | None = 0, path: str | None = None) -> float | None:
