@@ -84,6 +84,8 @@ def say_lifetime(outcome: str, obs: Observations, event: str | None) -> str:
         "terminated": f"{hook} that outlived its timeout ended {after or 'soon'} after the CLI's SIGTERM",
         "killed": f"the CLI killed {hook} that ignores SIGTERM" + (f", {after} after its SIGTERM" if after else ""),
         "held": f"the session was still waiting on {hook} that ignores SIGTERM when the run's budget ran out",
+        # the session went on and the hook was still alive when the run ended (Cline 2.14.0)
+        "orphaned": f"the session went on without {hook} that ignores SIGTERM, which the CLI never killed",
         "no-hook": f"{hook} never ran",
     }.get(outcome, "")
 
