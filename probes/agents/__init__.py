@@ -4,7 +4,7 @@ Adding a CLI is adding its module and one line here."""
 
 from __future__ import annotations
 
-from probes.agents import auggie, claude, cline, codex, copilot, droid, gemini, opencode, pi, qwen, vscode
+from probes.agents import auggie, claude, cline, codex, copilot, droid, gemini, kilo, opencode, pi, qwen, vscode
 from probes.agents.base import NATIVE, Agent, ConfigTarget, ConfigWriter, ExtensionSurface, Registration, Tty, Written
 from probes.agents.events import CANONICAL_EVENTS
 from probes.errors import InputError
@@ -17,6 +17,7 @@ AGENTS: dict[str, Agent] = {
     "copilot": copilot.AGENT,
     "droid": droid.AGENT,
     "gemini": gemini.AGENT,
+    "kilo": kilo.AGENT,
     "opencode": opencode.AGENT,
     "pi": pi.AGENT,
     "qwen": qwen.AGENT,
