@@ -25,6 +25,7 @@ from probes.sweep.atlas import AgentCoverage, Coverage, coverage
 from probes.sweep.bisect import Runner
 from probes.sweep.fill import Filled, fill, skipped_of
 from probes.sweep.search import Point
+from probes.versions.spec import semver_key
 
 
 def sharded(found: Sequence[AgentCoverage], part: tuple[int, int] | None) -> list[Coverage]:
@@ -46,7 +47,8 @@ class Done:
     recipe: str
     filled: Filled | None = None
     halved: list[Point] = field(default_factory=list)  # an end stretch halved (halve_ends)
-    refilled: Filled | None = None  # the boundaries that halving opened, bisected
+    refilled: Filled | None = None  # the boundaries that halving or the hints opened, bisected
+    hinted: list[Point] = field(default_factory=list)  # where other recipes change (changes_elsewhere)
     pinned: list[Point] = field(default_factory=list)
     controls: list[Point] = field(default_factory=list)
     after: Coverage | None = None
@@ -55,7 +57,7 @@ class Done:
     @property
     def probes(self) -> int:
         fills = sum(f.probes for f in (self.filled, self.refilled) if f)
-        return fills + len(self.halved) + len(self.pinned) + len(self.controls)
+        return fills + len(self.halved) + len(self.hinted) + len(self.pinned) + len(self.controls)
 
 
 def again(c: Coverage, results: Path) -> Coverage:
@@ -99,6 +101,16 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
                 whole = f"{c.window.first}..{c.window.last}"
                 done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
                 c = again(c, results)
+        hinted = [v for v in changes_elsewhere(results, c) if v not in unrunnable.read(results, c.agent)]
+        if hinted:  # where another recipe changes, this one may too, and come back between two probes
+            done.hinted = runner.probe(hinted)
+            remember(results, c.agent, done.hinted)
+            c = again(c, results)
+            if c.opened:
+                lost = unrunnable.read(results, c.agent)
+                whole = f"{c.window.first}..{c.window.last}"
+                done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
+                c = again(c, results)
         if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
             done.pinned = runner.probe(c.pinned_unprobed)
             remember(results, c.agent, done.pinned)
@@ -108,6 +120,25 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     done.after = again(c, results)
     done.wall_s = round(time.monotonic() - t0, 1)
     return done
+
+
+def changes_elsewhere(results: Path, c: Coverage) -> list[str]:
+    """Both sides of every exact boundary of the agent's other recipes inside the window that
+    this recipe has not probed. Sampling and bisecting see a change only where two probes
+    differ: Codex 0.129.0-0.140.0 ran no hook at all, between two probes of hang-pretool that
+    both failed open, and only payload-pretool had probed inside it."""
+    mine = set(c.probed)
+    inside = set(c.window.releases)
+    cells = [cell for cell in load(results, c.agent) if cell.recipe != c.recipe and cell.record.control_of is None]
+    by_recipe: dict[str, list[Any]] = {}
+    for cell in cells:
+        by_recipe.setdefault(cell.recipe, []).append(cell)
+    snapshot = timeline.read_snapshot(results, c.agent) or c.window.releases
+    wanted: set[str] = set()
+    for group in by_recipe.values():
+        _, bounds = timeline.build(timeline.points_from(group), timeline.candidates_of(snapshot))
+        wanted |= {v for b in bounds if b.exact for v in (b.before, b.after)}
+    return sorted((v for v in wanted if v in inside and v not in mine), key=semver_key)
 
 
 def outer_end_lost(c: Coverage, lost: Mapping[str, str]) -> bool:
@@ -182,6 +213,7 @@ def done_json(d: Done) -> dict[str, Any]:
             for b in (d.filled.searches if d.filled else [])
         ],
         "halved": [{"version": p.version, "ran": not p.skipped} for p in d.halved],
+        "hinted": [p.version for p in d.hinted],
         "pinned": [p.version for p in d.pinned],
         "controls": [p.version for p in d.controls],
         "skipped": [{"version": p.version, "reason": p.reason} for p in skipped],
@@ -197,6 +229,8 @@ def done_text(d: Done) -> str:
     for b in d.filled.searches if d.filled else []:
         got = f"{b.before.version} | {b.after.version}" if b.status == "boundary" and b.before and b.after else b.status
         lines.append(f"  bisected {b.candidates[0]}..{b.candidates[-1]}: {got} ({len(b.probed)} probed)")
+    if d.hinted:
+        lines.append(f"  probed where other recipes change: {', '.join(p.version for p in d.hinted)}")
     if d.halved:
         said = ", ".join(f"{p.version} {'could not run' if p.skipped else 'ran'}" for p in d.halved)
         lines.append(f"  halved an end stretch: {said}")

@@ -240,3 +240,13 @@ def test_an_end_that_cannot_run_is_halved_to_the_first_release_that_runs(tmp_pat
         assert ran[0] == first  # the first release that runs was found and probed
     prev = f"1.0.{int(first.split('.')[-1]) - 1}"
     assert prev == "1.0.0" or prev in could_not  # and the one before it could not run
+
+
+def test_where_another_recipe_changes_is_probed_too(tmp_path):
+    """Codex 0.129.0-0.140.0 ran no hook at all, between two probes of hang-pretool that both
+    failed open: both sides of another recipe's exact boundary are probed in this one."""
+    from probes.sweep.atlas_fill import changes_elsewhere
+
+    results = built(tmp_path, {"1.0.0": "denied", "1.0.9": "denied"})
+    write_points(results, "copilot", "payload-pretool", {"1.0.2": "recorded", "1.0.3": "not-recorded", "1.0.9": "recorded"})
+    assert changes_elsewhere(results, cover(results)) == ["1.0.2", "1.0.3"]  # 1.0.3|1.0.9 is not exact: no hint
