@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ class Coverage:
     pinned_unserved: list[str]  # pinned versions the registry snapshot does not serve: never probed
     cannot_run: dict[str, str] = field(default_factory=dict)  # unprobed releases of the window that could not run: reason
     closed: list[Open] = field(default_factory=list)  # boundaries with only releases that cannot run between
+    hints: list[str] = field(default_factory=list)  # where another recipe changes, not probed here (changes_elsewhere)
 
     @property
     def probed(self) -> list[str]:
@@ -53,7 +54,7 @@ class Coverage:
 
     @property
     def complete(self) -> bool:
-        return not (self.opened or self.head or self.tail or self.control_missing or self.pinned_unprobed)
+        return not (self.opened or self.head or self.tail or self.control_missing or self.pinned_unprobed or self.hints)
 
     @property
     def probes_needed(self) -> int:
@@ -62,7 +63,8 @@ class Coverage:
         differs from its neighbour (then its stretch is bisected too)."""
         per = 2 if self.control else 1
         halving = sum(math.ceil(math.log2(len(o.between) + 1)) for o in self.opened)
-        return per * (halving + bool(self.head) + bool(self.tail) + len(self.pinned_unprobed)) + len(self.control_missing)
+        ends = bool(self.head) + bool(self.tail)
+        return per * (halving + ends + len(self.pinned_unprobed) + len(self.hints)) + len(self.control_missing)
 
 
 def non_control(recipes: Mapping[str, Recipe], agent: str, recipe: str | None = None, core: bool = False) -> list[str]:
@@ -178,8 +180,26 @@ def check(
         got = AgentCoverage(agent, win)
         for name in names:
             got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, lost))
+        changes = changed_at(got.recipes)
+        got.recipes = [with_hints(c, changes, lost) for c in got.recipes]
         out.append(got)
     return out
+
+
+def changed_at(found: Sequence[Coverage]) -> dict[str, set[str]]:
+    """recipe -> both sides of each of its exact boundaries."""
+    return {c.recipe: {v for b in c.boundaries if b.exact for v in (b.before, b.after)} for c in found}
+
+
+def with_hints(c: Coverage, changes: Mapping[str, set[str]], lost: Mapping[str, str]) -> Coverage:
+    """`c` with the versions where another recipe of the agent changes, inside the window, that
+    it has not probed: sampling and bisecting see a change only where two probes differ (Codex
+    0.129.0-0.140.0 runs no hook at all, between two probes of hang-pretool that both failed
+    open; only payload-pretool had probed inside)."""
+    mine, inside = set(c.probed), set(c.window.releases)
+    wanted = {v for r, vs in changes.items() if r != c.recipe for v in vs}
+    hints = sorted((v for v in wanted if v in inside and v not in mine and v not in lost), key=semver_key)
+    return replace(c, hints=hints)
 
 
 # ---------------------------------------------------------------- output
@@ -204,6 +224,7 @@ def recipe_json(c: Coverage) -> dict[str, Any]:
         "pinned_unprobed": c.pinned_unprobed,
         "pinned_unserved": c.pinned_unserved,
         "cannot_run": [{"version": v, "reason": r} for v, r in c.cannot_run.items()],
+        "unprobed_hints": c.hints,
         "closed_by_unrunnable": [{"before": o.before, "after": o.after, "between": o.between} for o in c.closed],
         "probes_needed": c.probes_needed,
     }
@@ -246,6 +267,8 @@ def recipe_text(c: Coverage) -> str:
     parts += [f"open {o.before}..{o.after} ({len(o.between)} between)" for o in c.opened]
     if c.head:
         parts.append(f"unprobed start {stretch(c.head)}")
+    if c.hints:
+        parts.append(f"unprobed where other recipes change: {', '.join(c.hints)}")
     if c.tail:
         parts.append(f"unprobed end {stretch(c.tail)}")
     if c.control_missing:

@@ -25,7 +25,6 @@ from probes.sweep.atlas import AgentCoverage, Coverage, coverage
 from probes.sweep.bisect import Runner
 from probes.sweep.fill import Filled, fill, skipped_of
 from probes.sweep.search import Point
-from probes.versions.spec import semver_key
 
 
 def sharded(found: Sequence[AgentCoverage], part: tuple[int, int] | None) -> list[Coverage]:
@@ -77,6 +76,7 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     t0 = time.monotonic()
     done = Done(c.agent, c.recipe)
     agent = get_agent(c.agent)
+    hints = c.hints  # the agent's other recipes' changes (atlas.with_hints): `again` reads this recipe alone
     lost = unrunnable.read(results, c.agent)
     if outer_end_lost(c, lost):  # halve first: sampling the first release not known to fail would try one more
         with Runner(agent, c.recipe, results, jobs) as runner:
@@ -101,7 +101,7 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
                 whole = f"{c.window.first}..{c.window.last}"
                 done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
                 c = again(c, results)
-        hinted = [v for v in changes_elsewhere(results, c) if v not in unrunnable.read(results, c.agent)]
+        hinted = [v for v in hints if v not in unrunnable.read(results, c.agent) and v not in c.probed]
         if hinted:  # where another recipe changes, this one may too, and come back between two probes
             done.hinted = runner.probe(hinted)
             remember(results, c.agent, done.hinted)
@@ -120,25 +120,6 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     done.after = again(c, results)
     done.wall_s = round(time.monotonic() - t0, 1)
     return done
-
-
-def changes_elsewhere(results: Path, c: Coverage) -> list[str]:
-    """Both sides of every exact boundary of the agent's other recipes inside the window that
-    this recipe has not probed. Sampling and bisecting see a change only where two probes
-    differ: Codex 0.129.0-0.140.0 ran no hook at all, between two probes of hang-pretool that
-    both failed open, and only payload-pretool had probed inside it."""
-    mine = set(c.probed)
-    inside = set(c.window.releases)
-    cells = [cell for cell in load(results, c.agent) if cell.recipe != c.recipe and cell.record.control_of is None]
-    by_recipe: dict[str, list[Any]] = {}
-    for cell in cells:
-        by_recipe.setdefault(cell.recipe, []).append(cell)
-    snapshot = timeline.read_snapshot(results, c.agent) or c.window.releases
-    wanted: set[str] = set()
-    for group in by_recipe.values():
-        _, bounds = timeline.build(timeline.points_from(group), timeline.candidates_of(snapshot))
-        wanted |= {v for b in bounds if b.exact for v in (b.before, b.after)}
-    return sorted((v for v in wanted if v in inside and v not in mine), key=semver_key)
 
 
 def outer_end_lost(c: Coverage, lost: Mapping[str, str]) -> bool:

@@ -244,9 +244,14 @@ def test_an_end_that_cannot_run_is_halved_to_the_first_release_that_runs(tmp_pat
 
 def test_where_another_recipe_changes_is_probed_too(tmp_path):
     """Codex 0.129.0-0.140.0 ran no hook at all, between two probes of hang-pretool that both
-    failed open: both sides of another recipe's exact boundary are probed in this one."""
-    from probes.sweep.atlas_fill import changes_elsewhere
-
+    failed open: both sides of another recipe's exact boundary are asked of this one, and a
+    recipe that has not probed them is not complete."""
     results = built(tmp_path, {"1.0.0": "denied", "1.0.9": "denied"})
     write_points(results, "copilot", "payload-pretool", {"1.0.2": "recorded", "1.0.3": "not-recorded", "1.0.9": "recorded"})
-    assert changes_elsewhere(results, cover(results)) == ["1.0.2", "1.0.3"]  # 1.0.3|1.0.9 is not exact: no hint
+    c = cover(results)
+    assert c.complete and c.hints == []
+    other = atlas.coverage(load(results, "copilot"), "copilot", "payload-pretool", None, c.window, RELEASES)
+    changes = atlas.changed_at([c, other])
+    hinted = atlas.with_hints(c, changes, {})
+    assert hinted.hints == ["1.0.2", "1.0.3"] and not hinted.complete  # 1.0.3|1.0.9 is not exact: no hint
+    assert atlas.with_hints(c, changes, {"1.0.2": "x"}).hints == ["1.0.3"]
