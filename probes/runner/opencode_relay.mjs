@@ -22,6 +22,8 @@
 // - experimental.session.compacting: context pushed to output.context;
 // - session.created (an event): context added to each later system prompt
 //   (experimental.chat.system.transform), since an event cannot answer;
+// - continue false: the session aborted through the client opencode hands the plugin, and the
+//   hook's own effect (a throw, on the hooks that can);
 // - a failed hook (an exit other than 0 and 2, a signal, its timeout) throws an Error naming it.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -52,6 +54,11 @@ function textPart(output, text, n) {
 /** Apply a decision to an (input, output) hook's output, as the hook allows; throws to block. */
 function apply(hook, input, output, d, state) {
   if (d.fail) throw new Error(d.fail);
+  if (d.halt && input?.sessionID) {
+    // continue false: the session's loop aborted, as its own abort (the SDK client the plugin
+    // is handed, served in-process); not awaited, since the loop waits on this very hook
+    state.ctx?.client?.session?.abort?.({ path: { id: input.sessionID } })?.catch?.(() => {});
+  }
   const stop = d.block || d.halt;
   switch (hook.event) {
     case "tool.execute.before":
@@ -105,7 +112,7 @@ async function relayed(hook, body, cwd, config, then) {
     return then(decide(hook, result, PLAIN_CONTEXT.has(hook.event)));
   } finally {
     if (config.cost_log) {
-      const cost = { key: hook.key, event: hook.event, before_spawn_ms: result.spawned - entered, after_close_ms: Date.now() - closed };
+      const cost = { key: hook.key, event: hook.event, before_spawn_ms: result.spawned - entered, after_close_ms: Date.now() - closed, total_ms: Date.now() - entered };
       try { appendFileSync(config.cost_log, JSON.stringify(cost) + "\n"); } catch { /* not evidence */ }
     }
   }
@@ -115,7 +122,7 @@ async function relayed(hook, body, cwd, config, then) {
 function relay(ctx, config = CONFIG) {
   reportVersion(config);
   const cwd = ctx?.directory ?? process.cwd();
-  const state = { parts: 0, system: [] };
+  const state = { parts: 0, system: [], ctx };
   const byName = new Map();
   for (const hook of config.hooks) byName.set(hook.event, [...(byName.get(hook.event) ?? []), hook]);
   const hooks = {};
