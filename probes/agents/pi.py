@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from probes.evidence.model import Invocation, ModelRequest
 
 RELAY_SOURCE = RUNNER_DIR / "pi_relay.mjs"
+CORE_SOURCE = RUNNER_DIR / "relay_core.mjs"  # shared with opencode's relay; pi loads only *.ts and *.js as extensions
 RELAY_NAME = "probe-relay.ts"  # pi discovers *.ts (and *.js) in an extensions folder and loads it with jiti
 CONFIG_LINE = "// PROBE-RELAY-CONFIG"  # ends the source's line that holds the relay's config
 MODELS = ".pi/agent/models.json"  # under HOME: the scripted model as a provider
@@ -90,11 +91,12 @@ def relay_source(config: Mapping[str, Any]) -> str:
 def write_relay(
     folder: Path, where: str, target: ConfigTarget, registrations: Sequence[Registration], name: str = RELAY_NAME
 ) -> Written:
-    path = folder / name
+    path, core = folder / name, folder / CORE_SOURCE.name  # the relay imports the core beside it
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(relay_source(relay_config(target, registrations)))
+    core.write_text(CORE_SOURCE.read_text())
     route = f"relay extension {where}{RELAY_NAME} (probes/runner/pi_relay.mjs) running each hook as a command"
-    return Written([path], route=route)
+    return Written([path, core], route=route)
 
 
 def write_project(target: ConfigTarget, registrations: Sequence[Registration]) -> Written:

@@ -16,110 +16,27 @@
 // - any other end (another exit code, a signal, the timeout, no start): the handler throws an
 //   Error naming it, so pi's own handling of a failing extension shows (its docs: tool_call
 //   errors block the tool; other handlers' errors are logged and the agent goes on).
-import { spawn } from "node:child_process";
+import { decide as decideAnswer, failure, matches, payload, run as runHook } from "./relay_core.mjs";
 import { appendFileSync, mkdirSync, realpathSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 const CONFIG = { hooks: [], shell: "/bin/sh", default_timeout_s: 600, version_file: null, cost_log: null }; // PROBE-RELAY-CONFIG
 
-const OUTPUT_MAX = 1 << 20; // bytes of a hook's stdout and of its stderr kept
 const TOOL_EVENTS = new Set(["tool_call", "tool_result"]); // where a matcher applies
 
-/** Claude Code's matcher: none, "" and "*" match every tool, else a regex on the whole name. */
-export function matches(matcher, toolName) {
-  if (matcher === null || matcher === undefined || matcher === "" || matcher === "*") return true;
-  try {
-    return new RegExp(`^(?:${matcher})$`).test(String(toolName ?? ""));
-  } catch {
-    return matcher === toolName;
-  }
-}
+// What every relay shares (Claude's matcher, the payload, running a hook, its failure and its
+// answer's rules) is relay_core.mjs, written beside this file (opencode's and Kilo's relay use it too).
+export { matches, payload, failure } from "./relay_core.mjs";
 
-/** pi's event as JSON: functions dropped, a repeated object written once. */
-export function payload(event) {
-  const seen = new WeakSet();
-  return JSON.stringify(event ?? null, (_key, value) => {
-    if (typeof value === "bigint") return String(value);
-    if (typeof value === "function") return undefined;
-    if (value && typeof value === "object") {
-      if (seen.has(value)) return undefined;
-      seen.add(value);
-    }
-    return value;
-  });
-}
-
-/** Run one hook: how it ended, what it printed. */
+/** Run one hook: how it ended, what it printed (relay_core's, with this relay's config). */
 export function run(hook, input, cwd, config = CONFIG) {
-  const timeoutS = hook.timeout_s ?? config.default_timeout_s;
-  return new Promise((resolve) => {
-    let child;
-    try {
-      child = spawn(config.shell, ["-c", hook.command], { cwd, env: process.env, detached: true, stdio: "pipe" });
-    } catch (err) {
-      resolve({ ended: "no-start", error: String(err), stdout: "", stderr: "" });
-      return;
-    }
-    const spawned = Date.now();
-    const out = [], err = [];
-    let outLen = 0, errLen = 0, done = false;
-    const finish = (result) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve({ ...result, spawned, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
-    };
-    child.stdout.on("data", (b) => { if (outLen < OUTPUT_MAX) { out.push(b); outLen += b.length; } });
-    child.stderr.on("data", (b) => { if (errLen < OUTPUT_MAX) { err.push(b); errLen += b.length; } });
-    child.stdin.on("error", () => {}); // a hook that never reads its input
-    child.on("error", (e) => finish({ ended: "no-start", error: String(e) }));
-    child.on("close", (code, signal) => finish(signal ? { ended: "signal", signal } : { ended: "exit", code }));
-    const timer = setTimeout(() => {
-      try { process.kill(-child.pid, "SIGTERM"); } catch { /* gone already */ }
-      finish({ ended: "timeout", timeout_s: timeoutS });
-    }, timeoutS * 1000);
-    child.stdin.end(input);
-  });
+  return runHook(hook, input, cwd, config);
 }
 
-/** A hook that did not answer (exit other than 0 and 2, killed, timed out): the thrown text. */
-export function failure(hook, result) {
-  const how = { exit: `exited ${result.code}`, signal: `was killed by ${result.signal}`,
-                timeout: `timed out after ${result.timeout_s} s`, "no-start": `did not start (${result.error})` }[result.ended];
-  const said = (result.stderr || "").trim().slice(0, 1000);
-  return `probe relay: hook ${hook.key} ${how}${said ? `: ${said}` : ""}`;
-}
-
-/** What a hook's answer asks of pi, by Claude Code's rules for a command hook:
- *  {block, reason, context, updatedInput, halt, stopReason}, or {fail} for the relay to throw. */
+/** What a hook's answer asks of pi, by Claude Code's rules for a command hook: plain stdout is
+ *  context on a prompt (`input`) and at session start, as on Claude's UserPromptSubmit and SessionStart. */
 export function decide(hook, result) {
-  if (result.ended !== "exit" || (result.code !== 0 && result.code !== 2)) return { fail: failure(hook, result) };
-  if (result.code === 2) return { block: true, reason: result.stderr.trim() };
-  const text = result.stdout.trim();
-  let answer = null;
-  try {
-    answer = text ? JSON.parse(text) : null;
-  } catch {
-    answer = null;
-  }
-  if (!answer || typeof answer !== "object" || Array.isArray(answer)) {
-    const plainContext = text && (hook.event === "input" || hook.event === "session_start");
-    return plainContext ? { context: text } : {};
-  }
-  const specific = answer.hookSpecificOutput && typeof answer.hookSpecificOutput === "object" ? answer.hookSpecificOutput : {};
-  const out = {};
-  if (answer.decision === "block" || specific.permissionDecision === "deny") {
-    out.block = true;
-    out.reason = String(specific.permissionDecisionReason ?? answer.reason ?? "");
-  }
-  if (specific.updatedInput && typeof specific.updatedInput === "object") out.updatedInput = specific.updatedInput;
-  const context = specific.additionalContext ?? answer.additionalContext;
-  if (typeof context === "string" && context) out.context = context;
-  if (answer.continue === false) {
-    out.halt = true;
-    out.stopReason = String(answer.stopReason ?? "");
-  }
-  return out;
+  return decideAnswer(hook, result, hook.event === "input" || hook.event === "session_start");
 }
 
 function text(content, extra) {

@@ -39,8 +39,9 @@ def embedded(path: Path) -> dict:
 def test_the_relay_goes_into_the_projects_extensions_folder_with_its_hooks(tmp_path):
     t = target(tmp_path)
     written = PI.config_locations["project"](t, REGS)
-    (path,) = written.files
+    path, core = written.files
     assert path == t.workspace / ".pi" / "extensions" / "probe-relay.ts"
+    assert core == path.parent / "relay_core.mjs" and "export function decide(" in core.read_text()  # what it imports
     assert written.route and ".pi/extensions/probe-relay.ts" in written.route
     config = embedded(path)
     assert config["hooks"] == [
@@ -55,7 +56,7 @@ def test_the_relay_goes_into_the_projects_extensions_folder_with_its_hooks(tmp_p
 
 def test_the_user_location_is_pis_agent_extensions_folder(tmp_path):
     t = target(tmp_path)
-    (path,) = PI.config_locations["user"](t, REGS).files
+    path, _ = PI.config_locations["user"](t, REGS).files
     assert path == t.home / ".pi" / "agent" / "extensions" / "probe-relay.ts"
 
 
@@ -132,6 +133,7 @@ console.log(JSON.stringify(out));
 def test_the_relay_applies_claudes_rules(tmp_path):
     module = tmp_path / "relay.mjs"  # Node imports an .mjs as a module
     module.write_text(RELAY_SOURCE.read_text())
+    (tmp_path / "relay_core.mjs").write_text((RELAY_SOURCE.parent / "relay_core.mjs").read_text())  # as written beside it
     done = subprocess.run(
         ["node", "--input-type=module", "-e", RELAY_CHECKS, str(module)],
         capture_output=True,
