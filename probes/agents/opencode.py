@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import mmap
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -54,6 +55,10 @@ CONFIG_LINE = "// PROBE-RELAY-CONFIG"  # ends the source's line that holds the r
 USER_DIR = ".config/opencode"  # under HOME (XDG_CONFIG_HOME is HOME/.config in every run)
 USER_CONFIG = f"{USER_DIR}/opencode.json"  # the scripted model as a provider
 VERSION_FILE = ".local/share/probe-relay.json"  # under HOME: the running binary's package version, as the relay read it
+# under HOME: the installed package's version, written before the session, read back only when
+# the run names none (opencode 1.0 exits at its config check, before any plugin or request)
+INSTALLED_FILE = ".local/share/probe-installed.json"
+PACKAGE_JSON = "node_modules/opencode-ai/package.json"  # under the install's prefix
 COST_LOG = ".local/share/probe-relay-cost.jsonl"  # under HOME: the relay's own time per relayed event
 PROVIDER, MODEL = "probe", "probe-model"
 PLUGIN_PACKAGE = "@opencode-ai/plugin"
@@ -173,7 +178,12 @@ class Opencode(Agent):
         return None
 
     def prepare_install(self, prefix: Path) -> None:
-        pass
+        # 1.0's postinstall links bin/opencode to the platform binary by the absolute path of
+        # the install being built, which is renamed into place after: made relative.
+        link = prefix / "node_modules" / "opencode-ai" / "bin" / "opencode"
+        if link.is_symlink() and (target := Path(os.readlink(link))).is_absolute():
+            link.unlink()
+            link.symlink_to(os.path.relpath(target, link.parent))
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         return self.events.get(canonical)
@@ -189,6 +199,11 @@ class Opencode(Agent):
         config = {"provider": {PROVIDER: provider}, "model": f"{PROVIDER}/{MODEL}", "autoupdate": False, "share": "disabled"}
         merge_json(home, USER_CONFIG, config)
         write_deps(home / USER_DIR)  # opencode creates this folder and installs into it, as into .opencode/
+        try:
+            installed = json.loads(untrusted.text(prefix, PACKAGE_JSON, VERSION_MAX)).get("version")
+        except (untrusted.Refused, ValueError, AttributeError):
+            installed = None
+        write_json(home / INSTALLED_FILE, {"version": installed})
         return {
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
             "OPENCODE_DISABLE_SHARE": "1",
@@ -202,10 +217,13 @@ class Opencode(Agent):
         if permissions == "none":
             return []
         # --auto (1.18: "auto-approve permissions that are not explicitly denied"); before it,
-        # --dangerously-skip-permissions (1.14), which 1.18 keeps as a hidden alias.
+        # --dangerously-skip-permissions (1.14), which 1.18 keeps as a hidden alias; 1.0 has
+        # neither (its run refuses an unknown flag), and its default asks nothing.
         if declares(prefix, b'.option("auto",'):
             return ["--auto"]
-        return ["--dangerously-skip-permissions"]
+        if declares(prefix, b'.option("dangerously-skip-permissions",'):
+            return ["--dangerously-skip-permissions"]
+        return []
 
     def argv(self, prefix: Path, prompt: str, permissions: str = "preapproved") -> list[str]:
         # Its log at WARN on stderr: a plugin's failure, a failed install, are said there.
@@ -233,14 +251,23 @@ class Opencode(Agent):
     ) -> tuple[str | None, str]:
         if version := version_from_user_agent(requests, UA_RE):
             return version, "model request User-Agent"
-        try:  # the session's own file: read as untrusted
-            said = json.loads(untrusted.text(home, VERSION_FILE, VERSION_MAX))
-        except (untrusted.Refused, ValueError):
-            return None, "no model request, and the relay plugin reported no version (not loaded?)"
-        version, source = (said.get("version"), said.get("source")) if isinstance(said, dict) else (None, None)
-        if not isinstance(version, str) or not version:
-            return None, f"no model request, and the relay plugin read no version ({source})"
-        return version, f"relay plugin: {source}"
+        relay = said_version(home, VERSION_FILE)
+        if relay[0]:
+            return relay[0], f"relay plugin: {relay[1]}"
+        installed = said_version(home, INSTALLED_FILE)[0]
+        if installed:
+            return installed, "the installed opencode-ai package.json: no model request, and the relay plugin was not loaded"
+        return None, "no model request, and the relay plugin reported no version (not loaded?)"
+
+
+def said_version(home: Path, rel: str) -> tuple[str | None, str | None]:
+    """The version a file under the run's HOME holds, and its source (read as untrusted)."""
+    try:
+        said = json.loads(untrusted.text(home, rel, VERSION_MAX))
+    except (untrusted.Refused, ValueError):
+        return None, None
+    version, source = (said.get("version"), said.get("source")) if isinstance(said, dict) else (None, None)
+    return (version if isinstance(version, str) and version else None), (source if isinstance(source, str) else None)
 
 
 AGENT: Agent = Opencode()  # mypy checks the module against the protocol

@@ -107,18 +107,38 @@ def fake_install(prefix: Path, js: bytes) -> None:
 
 
 def test_the_permission_flag_is_the_one_the_installed_binary_declares(tmp_path):
-    new, old = tmp_path / "new", tmp_path / "old"
+    new, old, first = tmp_path / "new", tmp_path / "old", tmp_path / "first"
     fake_install(new, b'.option("auto",{type:"boolean"}).option("dangerously-skip-permissions",{hidden:!0})')
     fake_install(old, b'.option("dangerously-skip-permissions",{type:"boolean"})')
+    fake_install(first, b'.option("share",{type:"boolean"})')
     assert OC.argv(new, "do it")[1:4] == ["run", "--auto", "-m"]
     assert OC.argv(old, "do it")[1:3] == ["run", "--dangerously-skip-permissions"]
+    assert OC.argv(first, "do it")[1:3] == ["run", "-m"]
     argv = OC.argv(new, "do it", "none")
     assert argv[1:4] == ["run", "-m", "probe/probe-model"] and argv[-1] == "do it"
 
 
-def test_the_version_is_the_user_agents_else_what_the_relay_read(tmp_path):
+def test_an_absolute_link_its_postinstall_made_is_made_relative(tmp_path):
+    staging = tmp_path / ".1.0.0.partial-1"
+    binary = staging / "node_modules" / "opencode-linux-x64" / "bin" / "opencode"
+    binary.parent.mkdir(parents=True)
+    binary.write_bytes(b"\x7fELF")
+    link = staging / "node_modules" / "opencode-ai" / "bin" / "opencode"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(binary)  # 1.0.0's postinstall: the staging path, gone after the rename
+    OC.prepare_install(staging)
+    assert str(link.readlink()) == "../../opencode-linux-x64/bin/opencode" and link.resolve() == binary
+
+
+def test_the_version_is_the_user_agents_else_what_the_relay_read_else_the_installed_package(tmp_path):
     assert OC.executed_version([], [], tmp_path)[0] is None
-    (tmp_path / VERSION_FILE).parent.mkdir(parents=True)
+    prefix = tmp_path / "prefix"
+    (prefix / "node_modules" / "opencode-ai").mkdir(parents=True)
+    (prefix / "node_modules" / "opencode-ai" / "package.json").write_text('{"version": "1.0.185"}')
+    OC.session_env(prefix, tmp_path)
+    version, source = OC.executed_version([], [], tmp_path)
+    assert version == "1.0.185" and source.startswith("the installed opencode-ai package.json")
+    (tmp_path / VERSION_FILE).parent.mkdir(parents=True, exist_ok=True)
     said = {"version": "1.18.33", "source": "package.json of the running opencode binary"}
     (tmp_path / VERSION_FILE).write_text(json.dumps(said))
     assert OC.executed_version([], [], tmp_path) == ("1.18.33", "relay plugin: package.json of the running opencode binary")

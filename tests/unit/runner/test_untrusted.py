@@ -119,6 +119,7 @@ ALLOWED = {
     "agents/opencode.py:binaries:glob": "the CLI install's binaries",
     "agents/opencode.py:binaries:is_file": "the CLI install's binaries",
     "agents/opencode.py:declares:open": "the CLI install's binary, mapped read-only",
+    "agents/opencode.py:prepare_install:readlink": "the CLI install, before it is renamed into place",
     "agents/opencode.py:relay_source:read_text": "the harness's relay plugin source",
     "agents/opencode.py:write_relay:read_text": "the harness's relay core source",
     "agents/vscode.py:bundled:exists": "the CLI install's package.json",

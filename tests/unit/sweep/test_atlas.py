@@ -49,7 +49,7 @@ def test_the_shipped_windows_are_valid_and_inside_their_snapshots():
     from tests.helpers import RESULTS
 
     wins = windows.load()
-    assert set(wins) == {"copilot", "claude", "codex", "gemini", "qwen", "droid", "pi", "cline", "auggie", "kilo"}
+    assert set(wins) == {"copilot", "claude", "codex", "gemini", "qwen", "droid", "pi", "cline", "auggie", "kilo", "opencode"}
     for agent, w in wins.items():
         snap = read_snapshot(RESULTS, agent)
         assert snap is not None and w.start in snap, agent  # `from` is a release the registry served
