@@ -25,7 +25,9 @@ def test_hang_pretool_is_killed_at_its_timeout_and_pi_blocks_the_tool(run_probe)
 def test_payload_is_pis_own_event_object_for_each_event(run_probe):
     ev = run_probe(PI, "payload-pretool")
     events = [i["event"] for i in ev["invocations"]]
-    assert events[:5] == ["session_start", "input", "tool_call", "tool_result", "agent_end"]
+    assert events[:4] == ["session_start", "input", "tool_call", "tool_result"]
+    # pi -p does not await agent_end handlers (FINDINGS): session_shutdown may start first
+    assert "agent_end" in events[4:]
     pre = next(i for i in ev["invocations"] if i["event"] == "tool_call")
     assert pre["payload"]["type"] == "tool_call" and pre["payload"]["toolName"] == "bash"
     assert pre["payload"]["input"] == {"command": "echo ran > probe-marker-0.txt"}
