@@ -40,7 +40,7 @@ body.common .seg,body.common .bd{left:var(--l);width:var(--w)}
 .ticks{position:relative;height:5px}
 .ticks a{position:absolute;top:0;height:5px}
 .ends,.fit{display:flex;flex-wrap:wrap;justify-content:space-between;column-gap:4px;font-size:10px;color:#555}
-.fit{flex-wrap:nowrap;overflow:hidden;font-weight:normal;color:#333}
+.fit{flex-wrap:wrap;overflow:hidden;font-weight:normal;color:#333}
 .fit span{flex:none;white-space:nowrap}.fit span:nth-child(2){flex:0 1 auto;min-width:0;overflow:hidden;text-overflow:ellipsis}
 body.common .ends,body.common .fit{display:none}
 .cap{font-size:11px;color:#333;margin-top:1px}

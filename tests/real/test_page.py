@@ -87,7 +87,10 @@ def test_axis_labels_never_overlap_and_bars_are_no_slivers(tmp_path, width):
         got = rendered(tmp_path, width, hash_)
         assert got["common"] == bool(hash_), hash_
         # fitted: each heading's and each bar's; common: the headings' alone, at least the first and last
-        assert got["labels"] >= (100 if not hash_ else 2 * len(got["agents"])), (hash_, got["labels"])
+        # the common axis: both ends per agent where a column is 100 px or more, else at least one
+        # (twelve agents at 1024 px: the page hides a label that would touch the other)
+        per_agent = 2 if width / len(got["agents"]) >= 100 else 1
+        assert got["labels"] >= (100 if not hash_ else per_agent * len(got["agents"])), (hash_, got["labels"])
         assert (got["overlaps"], got["outside"]) == (0, 0), (width, hash_)
         assert got["width"] <= width, (width, hash_)
         if not hash_:
