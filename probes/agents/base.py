@@ -145,6 +145,10 @@ class Agent(Protocol):
     hook_sources: tuple[HookSource, ...] = ()
     tty: Tty
 
+    # For an agent whose hooks are code (plugins): where `probe check` finds a repository's own
+    # plugin files (globs), and which plugin API they use ("opencode", "pi"; check/plugins.py).
+    plugin_sources: tuple[str, ...] = ()
+    plugin_api: str | None = None
     def binary_path(self, prefix: Path) -> Path: ...
 
     def seed_command(self, prefix: Path) -> list[str] | None:

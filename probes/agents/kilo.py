@@ -73,6 +73,10 @@ class Kilo(Opencode):
     package = "@kilocode/cli"
     config_locations: Mapping[str, ConfigWriter] = {NATIVE: write_project, "user": write_user}
     port_files = (USER_CONFIG,)  # the provider's baseURL, in the user's kilo.json
+    # opencode's plugin loader, in Kilo's folders (.kilocode/: the older name)
+    plugin_sources = tuple(
+        f"{p}/{d}/*.{x}" for p in (PROJECT_DIR, ".kilocode") for d in ("plugins", "plugin") for x in ("js", "ts")
+    )
     startup_s = 15.0
 
     def binary_path(self, prefix: Path) -> Path:

@@ -168,6 +168,9 @@ class Opencode(Agent):
     hook_env_markers = ()  # a marker added here is a new key in every committed env record
     extension: ExtensionSurface | None = None  # its plugins are the hooks' route (the relay), not a second surface
     port_files = (USER_CONFIG,)  # the provider's baseURL, in the user's opencode.json
+    # A repository's own plugins, as its loader globs them: {plugin,plugins}/*.{ts,js} (1.18.33)
+    plugin_sources = tuple(f".opencode/{d}/*.{x}" for d in ("plugins", "plugin") for x in ("js", "ts"))
+    plugin_api = "opencode"
     # To its first model request: 4-9 s on 2 cores under load (a Bun binary of 140-180 MB).
     startup_s = 15.0
 

@@ -126,6 +126,10 @@ class Pi(Agent):
     # No permission system ("No permission popups", its README): every tool runs unasked.
     permission_setups = ("preapproved",)
     port_files = (MODELS,)  # the provider's baseUrl is read from models.json only
+    # A repository's own extensions, as pi discovers them (core/extensions/loader.js, 0.73.1):
+    # .pi/extensions/*.{ts,js}, and a folder's index.ts (else index.js) one level down
+    plugin_sources = tuple(f".pi/extensions/{f}" for f in ("*.ts", "*.js", "*/index.ts", "*/index.js"))
+    plugin_api = "pi"
     startup_s = 10.0
 
     def binary_path(self, prefix: Path) -> Path:

@@ -3,6 +3,7 @@
 command.py    the input checked, each version checked, the report printed
 config.py     the user's hook configs read, each hook as the check installs it
 kinds.py      hooks that are no command (prompt, agent, http, mcp_tool): answered in the user's place
+plugins.py    plugin files (opencode, Kilo, pi): each behind a recording wrapper, its calls read
 workspace.py  the user's folder copied, hooks kept or neutral, the shells watched
 session.py    one session through the pipeline, and what it left (steps, records, changes)
 verdicts.py   each hook's verdict from its records and the session against the control

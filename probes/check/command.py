@@ -14,6 +14,7 @@ from probes.agents import Agent, get
 from probes.catalog.names import NAME_RE
 from probes.catalog.parts import Step
 from probes.catalog.scenarios import SESSION, TOOL, Scenario, load
+from probes.check import plugins
 from probes.check.config import ConfigFile, Configured, check_scripts, configured, discover
 from probes.check.report import PROGRESS, table, versions_table
 from probes.check.verdicts import ok
@@ -51,6 +52,8 @@ def prepare(agent_name: str, folder: Path) -> tuple[Agent, list[ConfigFile], lis
     if not folder.is_dir():
         raise InputError(f"--hooks {folder}: not a directory")
     check_folder(folder)  # first: nothing in it is opened before it is known to be a file
+    if agent.plugin_sources:  # its hooks are code: each plugin file is a hook (check/plugins.py)
+        return agent, [], plugins.configured(agent, plugins.discover(agent, folder), folder)
     configs = discover(agent, folder)
     check_scripts(folder, configs)
     return agent, configs, configured(agent, configs)

@@ -187,6 +187,8 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
             mcp = (str(e.holder["server"]), str(e.holder["tool"])) if e.type == "mcp_tool" else None
             out.append(
                 Configured(
+    api: str | None = None  # a plugin file's API (opencode, pi): its handlers are recorded (check/plugins.py)
+    changed: str | None = None  # what the check's copy does with the plugin, said in its report line
                     key,
                     e.source,
                     e.native,

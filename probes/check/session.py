@@ -15,7 +15,7 @@ from probes.backends import BACKENDS
 from probes.catalog.recipes import ResolvedRecipe
 from probes.catalog.scenarios import Scenario
 from probes.catalog.setup import default as setup_default
-from probes.check import kinds
+from probes.check import kinds, plugins
 from probes.check.config import ConfigFile, Configured
 from probes.check.kinds import judged, receiver
 from probes.check.model import StepReport
@@ -217,6 +217,7 @@ def run_session(
     def prepare(run: RunDirs) -> Prepared:
         prefix = steps.install(backend, agent, version, recipe, run)
         written = lay_out(run.workspace, folder, configs, hooks, keep, scenario)
+        written += plugins.install(agent, run.workspace, run.records, hooks, keep)  # each behind its recorder
         shells, launcher = watch_shells(run, backend.python(), hooks, keep or set())
         mcp = kinds.mcp_servers(agent, run, backend.python(), hooks, keep or set())
         before.update(workspace_files(run.workspace))
@@ -247,7 +248,8 @@ def read_session(
     if watch and not watched:
         why = (result.get("jail") or {}).get("error") or "no private mount namespace (unshare)"
         raise HarnessError(f"probe check watches hooks inside the run's jail, which this host cannot make ({why})")
-    started = shells_started(run, {inv.pid for inv in collected.invocations}) if watched else None
+    hooks_run = {inv.pid for inv in collected.invocations if inv.surface == "command"}  # a plugin's pid is the CLI's
+    started = shells_started(run, hooks_run) if watched else None
     steps_run, used = steps_of(scenario, Path(plan["cwd"]), log, started)
     main = [r for r in log if r.get("reply") and not r["reply"].get("aux") and not r["reply"].get("subagent")]
     texts = [m["text"] for r in log for m in r["messages"]]

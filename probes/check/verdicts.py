@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from probes.catalog.scenarios import Scenario
-from probes.check import kinds
+from probes.check import kinds, plugins
 from probes.check.config import Configured
 from probes.check.model import NOT_JUDGED, PASSING, Expectation, HookReport
 from probes.check.report import short
@@ -171,6 +171,8 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         "reason": "",
         "expected": expected,
     }
+    if h.api is not None:
+        return plugin_verdict(h, scenario, hooked, control, report, invs)
     if h.type != "command":
         return other_verdict(h, scenario, hooked, report, invs)
     if not invs:
@@ -282,3 +284,61 @@ def expectations_of(scenario: Scenario, expect: Sequence[str], hooked: Session) 
             }
         )
     return out
+
+
+def plugin_verdict(
+    h: Configured, scenario: Scenario, hooked: Session, control: Session, report: HookReport, invs: list[dict[str, Any]]
+) -> HookReport:
+    """A plugin file (check/plugins.py), by the same rule: `broken` when it failed to load or a
+    handler threw where its API documents no throw (or never returned); `effective` when a
+    block or a change it made to its arguments changed the session against the control;
+    `ignored` when it changed nothing; `passive` when it answered nothing; `not-fired` when
+    the CLI did not load it, or called none of its handlers. Its events: the handlers it registered."""
+    api = h.api or ""
+    report["changed"] = h.changed or ""
+    load = next((i for i in invs if i.get("event") == "load"), None)
+    handlers = plugins.handlers_of(load) if load else []
+    report["event"] = ", ".join(handlers) or "plugin"
+    registered = load is not None and load.get("extension_result") == "returned"  # else it should have loaded
+    report["expected"] = not registered or any(plugins.canonical(api, n) in scenario.events for n in handlers)
+    calls = [plugins.call_of(api, i) for i in invs if i.get("event") != "load"]
+    report["fired"] = len(calls)
+    report["decision"] = ", ".join(dict.fromkeys(c.decision for c in calls if c.decision)) or None
+    if load is None:
+        report["reason"] = "the CLI did not load it (no such plugin folder on this version?)"
+        return report
+    changed = changed_steps(hooked, control)
+    treated = treated_of(hooked, control)
+    went = f"; the CLI {'stopped: ' + changed[0] if treated == 'fail-closed' and changed else 'went on as without it'}"
+    if load.get("extension_result") == "threw":
+        settle(report, "broken", f"failed to load: {load.get('error')}" + went, treated)
+        return report
+    if load.get("ended_at") is None:
+        report["reason"] = "imported, but the CLI never called it as a plugin"
+        return report
+    if not calls:
+        what = f"registered {', '.join(handlers)}" if handlers else "registered no handler"
+        why = "" if report["expected"] else f" (scenario {scenario.name} exercises none of them)"
+        report["reason"] = f"loaded, {what}; none was called{why}"
+        return report
+    counts = ", ".join(f"{n} x{sum(c.handler == n for c in calls)}" for n in dict.fromkeys(c.handler for c in calls))
+    broken = next((c for c in calls if c.error), None)
+    if broken:
+        settle(report, "broken", f"{broken.handler} {broken.error}" + went, treated)
+        return report
+    blocking = [c for c in calls if c.decision and "block" in c.decision.split("+")[0]]
+    changing = [c for c in calls if c.decision and ("changed" in c.decision or "returned" in c.decision)]
+    results_differ = hooked.tool_results != control.tool_results
+    if blocking and changed:
+        said = f" ({blocking[0].said})" if blocking[0].said else ""
+        settle(report, "effective", f"blocked by {blocking[0].handler}{said}: {changed[0]}")
+    elif changing and (changed or results_differ):
+        what = changed[0] if changed else "the tool's result differs from the control's"
+        settle(report, "effective", f"{changing[0].handler} {changing[0].decision}: {what}")
+    elif blocking:
+        settle(report, "ignored", f"{blocking[0].handler} blocked; every step ran as without the plugins", "fail-open")
+    elif changing:
+        settle(report, "ignored", f"{changing[0].handler} {changing[0].decision}; the session went as the control's")
+    else:
+        settle(report, "passive", f"called {counts}: each returned and changed nothing")
+    return report

@@ -1,0 +1,201 @@
+"""A repository's own plugins, for the agents whose hooks are code (opencode and Kilo: plugin
+modules in .opencode/plugins/; pi: extensions in .pi/extensions/). Each plugin file is one
+hook of the check. In the check's copy the user's file is moved beside itself under a name the
+CLI does not load, and a recording wrapper of ours (runner/plugin_recorder.mjs) is written at
+its path: it imports the user's module unchanged and records every call of every handler the
+plugin returns or registers (surface "plugin"), answering what the user's handler answers.
+What the check changed is said in each plugin's report line."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from probes.agents import Agent
+from probes.agents.base import RUNNER_DIR
+from probes.check.config import Configured
+from probes.errors import InputError
+from probes.limits import HOOK_CONFIGS_MAX
+
+RECORDER = RUNNER_DIR / "plugin_recorder.mjs"
+CONFIG_LINE = "// PROBE-RECORDER-CONFIG"
+EAGER_LINE = "// PROBE-EAGER-IMPORT"
+# The moved file's suffix per extension: a name the CLI's loader does not glob (opencode:
+# *.{ts,js}; pi: a name ending in .ts or .js, so .mts is one) and its runtime still reads
+# as the same language (Bun: .mjs, .mts; pi's jiti: .jsx, .tsx).
+MOVED = {"opencode": {".js": ".mjs", ".ts": ".mts"}, "pi": {".js": ".jsx", ".ts": ".tsx"}}
+MOVED_TAG = ".probe-user"
+# opencode installs its plugin package into a config folder without it declared and locked
+# (offline: 35-70 s lost, then a failed install): the package per agent (agents' write_deps).
+DEPS = {"opencode": "@opencode-ai/plugin", "kilo": "@kilocode/plugin"}
+
+
+@dataclass(frozen=True)
+class Plugin:
+    label: str  # relative to the folder
+
+
+def discover(agent: Agent, folder: Path) -> list[Plugin]:
+    """Every plugin file the agent loads from `folder`, as its loader finds them; one line when
+    there is none, too many, or one that is no regular file."""
+    found: list[str] = []
+    for pattern in agent.plugin_sources:
+        for path in sorted(folder.glob(pattern)):
+            label = str(path.relative_to(folder))
+            if label.endswith("index.js") and (path.parent / "index.ts").exists() and "/" in pattern.split("extensions/")[-1]:
+                continue  # pi loads a folder's index.ts, not its index.js
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                raise InputError(f"{label}: a plugin that is not a regular file (a link?): copy the file in")
+            if label not in found:
+                found.append(label)
+    if len(found) > HOOK_CONFIGS_MAX:
+        raise InputError(f"--hooks {folder}: more than {HOOK_CONFIGS_MAX} plugin files; point it at the hooks only")
+    if not found:
+        raise InputError(f"--hooks {folder}: no plugin for {agent.name} (looked in {' or '.join(agent.plugin_sources)})")
+    return [Plugin(label) for label in found]
+
+
+def configured(agent: Agent, plugins: Sequence[Plugin], folder: Path) -> list[Configured]:
+    """Each plugin file as one hook: type "plugin", named by its path, with what the check's copy
+    does with it; its events are the handlers it turns out to register (read off its records)."""
+    out = []
+    for n, p in enumerate(plugins):
+        h = Configured(f"{n}-plugin", p.label, "plugin", None, None, None, p.label, type="plugin", api=agent.plugin_api)
+        out.append(replace(h, changed=changed(agent, h, folder)))
+    return out
+
+
+def moved(label: str, api: str) -> str:
+    """Where the check's copy puts the user's file: beside it, `NAME.probe-user.EXT`."""
+    stem, ext = os.path.splitext(label)
+    return f"{stem}{MOVED_TAG}{MOVED[api].get(ext, ext)}"
+
+
+def wrapper(h: Configured, records: Path) -> str:
+    """The recorder with its config: the hook's key, the records folder, the API, the moved file."""
+    assert h.api is not None
+    config = {"key": h.key, "records": str(records), "api": h.api, "module": "./" + os.path.basename(moved(h.source, h.api))}
+    out = []
+    for line in RECORDER.read_text().splitlines(keepends=True):
+        if line.rstrip().endswith(CONFIG_LINE):
+            line = f"const CONFIG = {json.dumps(config)}; {CONFIG_LINE}\n"
+        elif line.rstrip().endswith(EAGER_LINE) and h.api == "opencode":
+            line = f"const EAGER = await imported(); {EAGER_LINE}\n"
+        out.append(line)
+    return "".join(out)
+
+
+def deps_folders(hooks: Sequence[Configured]) -> list[str]:
+    """The config folders (.opencode, .kilo) that hold plugins."""
+    return sorted({h.source.split("/")[0] for h in hooks if h.api == "opencode"})
+
+
+def install(agent: Agent, workspace: Path, records: Path, hooks: Sequence[Configured], keep: set[str] | None) -> list[Path]:
+    """The plugins in the check's copy: each kept one moved beside itself and loaded through the
+    recorder at its path; every other (and every one in the control) removed. A config folder
+    without its package.json gets the plugin package declared, locked and node_modules/, as the
+    harness's own relay's folders do (agents' write_deps), in the control too."""
+    from probes.agents import kilo, opencode  # the writers of each CLI's plugin package
+
+    written: list[Path] = []
+    for h in hooks:
+        if h.api is None:
+            continue
+        path = workspace / h.source
+        if keep is None or h.key not in keep:
+            path.unlink()
+            continue
+        path.rename(workspace / moved(h.source, h.api))
+        path.write_text(wrapper(h, records))
+        written.append(path)
+    write = kilo.write_deps if agent.name == "kilo" else opencode.write_deps
+    for folder in deps_folders(hooks):
+        if not (workspace / folder / "package.json").exists():
+            written += write(workspace / folder)
+    return written
+
+
+def changed(agent: Agent, h: Configured, folder: Path) -> str:
+    """What the check's copy does with a plugin, said in its report line."""
+    assert h.api is not None
+    said = (
+        f"the check's copy moves it to {moved(h.source, h.api)} and puts a recording wrapper "
+        "(probes/runner/plugin_recorder.mjs) at its path, which imports it unchanged and records each call of its handlers"
+    )
+    top = h.source.split("/")[0]
+    if h.api == "opencode" and not (folder / top / "package.json").exists():
+        said += (
+            f"; {top}/ gets package.json, package-lock.json and node_modules/ ({DEPS.get(agent.name, '')} declared, "
+            f"so {agent.name} installs nothing offline)"
+        )
+    return said
+
+
+@dataclass(frozen=True)
+class Call:
+    """One recorded handler call, read as its API defines an answer."""
+
+    handler: str
+    decision: str | None  # block (threw), block, allow, changed KEY, returned KEYS (joined by +); None: nothing
+    error: str | None  # why it is no answer: it threw (where a throw is no documented answer), never returned
+    said: str | None = None  # the error a blocking throw carried
+
+
+def output_of(inv: dict[str, Any]) -> dict[str, Any]:
+    try:
+        out = json.loads(inv.get("output") or "null")
+    except ValueError:
+        return {}
+    return out if isinstance(out, dict) else {}
+
+
+def call_of(api: str, inv: dict[str, Any]) -> Call:
+    """opencode's documented answers: a tool.execute.before that throws stops the tool; changed
+    `output` keys (args, output, parts, status) are its other answers. pi's: a returned
+    `{block: true}` from tool_call, another returned object, a changed event (a tool_call's
+    input); a throw is an error there (pi blocks the tool on it, its docs: fail-safe)."""
+    name = str(inv.get("event"))
+    out = output_of(inv)
+    error = inv.get("error")
+    if inv.get("ended_at") is None:
+        return Call(name, None, "never returned (the session ended first)")
+    if inv.get("extension_result") == "threw":
+        if api == "opencode" and name == "tool.execute.before":
+            return Call(name, "block (threw)", None, str(error))
+        return Call(name, None, f"threw {error}")
+    returned, changes = out.get("returned"), out.get("changed") or {}
+    parts = []
+    if api == "opencode":
+        if name == "permission.ask" and changes.get("status") in ("deny", "allow"):
+            parts.append("block" if changes["status"] == "deny" else "allow")
+        parts += [f"changed {k}" for k in changes if not (name == "permission.ask" and k == "status")]
+    else:
+        if isinstance(returned, dict) and returned.get("block"):
+            parts.append("block")
+        elif isinstance(returned, dict) and returned:
+            parts.append("returned " + ", ".join(sorted(returned)))
+        parts += [f"changed {k}" for k in changes]
+    return Call(name, "+".join(parts) or None, None)
+
+
+def canonical(api: str, handler: str) -> str | None:
+    """The canonical event a handler is for (opencode's `event` hook: its bus events, the
+    session's); None: one the harness does not know."""
+    from probes.agents import opencode, pi
+
+    if api == "opencode" and handler == "event":
+        return "session_start"
+    events = opencode.EVENTS if api == "opencode" else pi.EVENTS
+    return next((c for c, native in events.items() if native == handler), None)
+
+
+def handlers_of(load: dict[str, Any]) -> list[str]:
+    """The handlers a plugin returned or registered, from its load record."""
+    returned = output_of(load).get("returned")
+    hooks = returned.get("hooks") if isinstance(returned, dict) else None
+    return [str(x) for x in hooks] if isinstance(hooks, list) else []
