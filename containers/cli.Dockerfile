@@ -26,5 +26,10 @@ ARG PACKAGE
 ARG VERSION
 ARG BINARY
 ARG SEED=true
+# The Node.js the CLI asks for (engines.node) where the image's is older (Debian's 18 in
+# probe-base:bookworm): from npm into /opt/cli/node, first on PATH (probes/versions/node.py).
+COPY node.py /tmp/probe-node.py
+ENV PATH=/opt/cli/node/bin:$PATH
 RUN npm install --prefix /opt/cli --no-audit --no-fund --loglevel=error "$PACKAGE@$VERSION" \
-    && test -x "/opt/cli/node_modules/.bin/$BINARY" && sh -c "$SEED"
+    && test -x "/opt/cli/node_modules/.bin/$BINARY" \
+    && python3 /tmp/probe-node.py /opt/cli "$PACKAGE" "$BINARY" && sh -c "$SEED"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,7 @@ from probes.agents.config import HookSource, github_hooks, write_github_hooks, w
 from probes.agents.events import PASCAL_EVENTS
 from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
+from probes.versions import node
 
 if TYPE_CHECKING:
     from probes.evidence.model import Invocation, ModelRequest
@@ -33,6 +35,8 @@ LOG_HEAD = 1024 * 1024  # the version is said in the log's first lines
 LOG_VERSION_RE = re.compile(r"Starting Copilot CLI: (\d+\.\d+\.\d+\S*)")
 
 
+LOADER_NODE = re.compile(rb"requires Node\.js v(\d+)")  # the launcher's words when it falls back to JavaScript
+LOADER_MAX_BYTES = 64 * 1024  # the launcher is 1.5 KB
 COPILOT_DIR = ".copilot"  # its COPILOT_HOME, under HOME
 
 
@@ -144,10 +148,23 @@ class Copilot(Agent):
             "--version",
         ]
 
+    def node_wanted(self, prefix: Path) -> str:
+        """Its launcher runs the platform's native package, else the JavaScript build, on the Node
+        the launcher asks for (`requires Node.js v24` in 1.0.56's): the registry here serves no
+        native package for many releases (1.0.56, 1.0.58, ...), whose installs then need it."""
+        if (prefix / "node_modules" / "@github" / f"copilot-linux-{node.ARCH.get(platform.machine().lower(), '')}").is_dir():
+            return ""
+        try:
+            with open(self.binary_path(prefix), "rb") as f:
+                m = LOADER_NODE.search(f.read(LOADER_MAX_BYTES))
+        except OSError:
+            return ""
+        return f">={int(m.group(1))}" if m else ""
+
     def prepare_install(self, prefix: Path) -> None:
         (prefix / "seed-home").mkdir()
         try:
-            subprocess.run(self.seed_command(prefix), capture_output=True, timeout=120, check=True)
+            subprocess.run(self.seed_command(prefix), capture_output=True, timeout=120, check=True, env=node.env_with(prefix))
         except subprocess.CalledProcessError as e:  # its own words say why (e.g. the Node.js it needs)
             said = [line.strip() for line in (e.stderr or e.stdout or b"").decode(errors="replace").splitlines() if line.strip()]
             why = said[-1][:200] if said else f"exit {e.returncode}"

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,24 +21,12 @@ from probes.agents.base import (
     version_from_user_agent,
 )
 from probes.agents.config import HookSource, merge_json, native_hooks, write_json
-from probes.errors import HarnessError
 
 if TYPE_CHECKING:
     from probes.evidence.model import Invocation, ModelRequest
 
 # GeminiCLI/0.45.2/probe-model (linux; x64), GeminiCLI-tui/0.61.0/...: the CLI's version
 UA_RE = re.compile(r"GeminiCLI(?:-[\w-]+)?/(\d+\.\d+\.\d+[^/\s]*)")
-
-# The Node.js its package asks for (engines.node, ">=20") against the one that will run it: on an
-# older Node it dies at start on a SyntaxError that names nothing (Debian bookworm's Node 18).
-NODE_CHECK = """
-const want = require(process.argv[1]).engines?.node || "";
-const m = /^>=\\s*(\\d+)/.exec(want);
-if (m && Number(process.versions.node.split(".")[0]) < Number(m[1])) {
-  console.error(`requires Node.js ${want}, found ${process.versions.node}`);
-  process.exit(1);
-}
-"""
 
 
 def settings_hooks(registrations: Sequence[Registration]) -> dict[str, list[Any]]:
@@ -125,16 +112,6 @@ class Gemini(Agent):
 
     def binary_path(self, prefix: Path) -> Path:
         return prefix / "node_modules" / ".bin" / "gemini"
-
-    def seed_command(self, prefix: Path) -> list[str]:
-        """Check the Node.js that will run it (in an image build too)."""
-        return ["node", "-e", NODE_CHECK, str(prefix / "node_modules" / "@google" / "gemini-cli" / "package.json")]
-
-    def prepare_install(self, prefix: Path) -> None:
-        proc = subprocess.run(self.seed_command(prefix), capture_output=True, text=True, timeout=60)
-        if proc.returncode:
-            said = (proc.stderr or proc.stdout).strip().splitlines()
-            raise HarnessError(f"gemini cannot start here: {said[-1][:200] if said else f'exit {proc.returncode}'}")
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         return self.events.get(canonical)

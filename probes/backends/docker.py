@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import re
 import shlex
+import shutil
 import socket
 import tempfile
 from pathlib import Path
@@ -20,6 +22,7 @@ from probes.backends.base import GRACE_S, BackendRun, Deferred, Launch
 from probes.backends.common import read_result, runner_argv
 from probes.errors import HarnessError, InputError
 from probes.pids import alive
+from probes.versions import node
 
 if TYPE_CHECKING:
     from probes.agents.base import Agent
@@ -100,6 +103,11 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")  # the builder colours a command's stderr
 BUILDER_CHATTER = ("Step ", "--->", "Removing intermediate container", "Running in")  # not a command's words
 
 
+def build_digest() -> str:
+    """What an image was built by (the Dockerfile and node.py): one built by another is rebuilt."""
+    return hashlib.sha256(TEMPLATE.read_bytes() + Path(node.__file__).read_bytes()).hexdigest()[:16]
+
+
 class DockerBackend:
     name = "docker"
     modes = frozenset({"prompt"})  # interactive sessions need the local backend's terminal
@@ -128,13 +136,14 @@ class DockerBackend:
         tag = f"{IMAGE_PREFIX}:{agent.name}-{version}"
         try:
             image = self.docker.images.get(tag)
-            if image.labels.get("probe.base") == base:
+            if image.labels.get("probe.base") == base and image.labels.get("probe.build") == build_digest():
                 self.image_id = image.id
                 return PREFIX_IN_IMAGE
         except docker.errors.ImageNotFound:
             pass
         with tempfile.TemporaryDirectory(prefix="probe-build-") as ctx:
             (Path(ctx) / "cli.Dockerfile").write_text(TEMPLATE.read_text())
+            shutil.copy(node.__file__, Path(ctx) / "node.py")  # run in the build: the Node the CLI asks for
             ca = ca_bundle()
             if ca:
                 (Path(ctx) / "ca.crt").write_bytes(ca.read_bytes())
@@ -159,6 +168,7 @@ class DockerBackend:
                         "probe.version": version,
                         "probe.harness": __version__,
                         "probe.base": base,
+                        "probe.build": build_digest(),
                     },
                 )
             except docker.errors.BuildError as e:

@@ -221,6 +221,9 @@ class Evidence(Record):
     control_of: str | None
     backend: str
     image: str | None = None  # the docker backend's image id
+    # the Node.js installed with the CLI and run for it (its engines.node newer than the host's:
+    # versions/node.py); absent: the host's, or a native binary (docker: the image's)
+    node: str | None = Field(default=None, exclude_if=lambda v: v is None)
     network: str
     isolation: dict[str, str] | None = None  # {"network", "filesystem", "user"}: what the run was jailed by
     harness_version: str

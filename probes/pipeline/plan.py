@@ -42,6 +42,7 @@ from probes.runner.contract import (
     ScriptStep,
     TtyStep,
 )
+from probes.versions.node import NODE_DIR
 
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 SUBAGENT_SENTINEL = "PROBE-SUBAGENT"  # the scripted model plays subagent_turns to a child asked this
@@ -255,7 +256,8 @@ def runner_plan(
     env: dict[str, str | None] = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update(
         {
-            "PATH": f"{agent.binary_path(prefix).parent}:{node_dir}:{BASE_PATH}",
+            # the Node.js installed for the CLI (versions/node.py), where there is one, before the host's
+            "PATH": f"{agent.binary_path(prefix).parent}:{prefix / NODE_DIR / 'bin'}:{node_dir}:{BASE_PATH}",
             "HOME": str(run.home),
             "TMPDIR": str(run.tmp),
             "XDG_CONFIG_HOME": str(run.home / ".config"),

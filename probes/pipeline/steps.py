@@ -33,6 +33,7 @@ from probes.pipeline import rundirs
 from probes.pipeline.rundirs import RunDirs
 from probes.runner import untrusted
 from probes.versions import prefixes
+from probes.versions.node import own_version
 
 if TYPE_CHECKING:
     from probes.agents import Agent
@@ -259,6 +260,7 @@ def evidence(done: Ran, outcome: str, observations: dict[str, Any]) -> Evidence:
         cli=session.cli,
         cli_cwd=session.cli_cwd,
         image=done.ran.image,
+        node=own_version(ready.prefix),
         error=session.error,
         cleanup={"alive_at_cli_exit": len(result["alive_at_cli_exit"]), "killed_by_harness": len(result["harness_killed"])},
     )

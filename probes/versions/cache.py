@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TypedDict
+from typing import IO, NotRequired, TypedDict
 
 from probes.errors import InputError
 from probes.pids import alive
@@ -45,6 +45,8 @@ class InstallRecord(TypedDict):
     npm_s: float
     dropped_bytes: int  # other platforms' files removed
     shared_bytes: int  # files linked to an identical one in the content store
+    node_wanted: NotRequired[str]  # its engines.node (or what its launcher asks), "" for any; absent: recorded before
+    node: NotRequired[str]  # the Node.js installed for it (its engines.node is newer than the host's)
 
 
 def parse_size(text: str, what: str = MAX_ENV) -> int:

@@ -24,7 +24,7 @@ from filelock import FileLock
 from probes import progress
 from probes.agents import AGENTS, Agent
 from probes.errors import HarnessError
-from probes.versions import cache, slim
+from probes.versions import cache, node, slim
 from probes.versions.prefixes import cache_root, installed, prefix_for
 from probes.versions.spec import npm, npm_error
 
@@ -46,6 +46,7 @@ def install(agent: Agent, version: str) -> Path:
         agent.preflight()  # what the host lacks for it: one line before anything is written
     cache.hold(prefix)
     if installed(agent, version):
+        _node_for_older_install(agent, version, prefix)
         return prefix
     with FileLock(str(prefix) + ".lock"):
         if installed(agent, version):  # another process finished while we waited
@@ -59,6 +60,7 @@ def install(agent: Agent, version: str) -> Path:
             with progress.step(f"installing {agent.name} {version} from npm", sizer=lambda: progress.dir_bytes(staging)):
                 _npm_install(agent.package, version, staging, agent.install_env(staging))
                 npm_s = time.monotonic() - started
+                own_node = ensure_node(agent, version, staging)
                 agent.prepare_install(staging)
                 dropped = slim.drop_foreign(staging, agent.binary_path(staging))
                 shared = slim.share(staging, cache_root() / "store")
@@ -71,6 +73,9 @@ def install(agent: Agent, version: str) -> Path:
                 dropped_bytes=dropped,
                 shared_bytes=shared,
             )
+            record["node_wanted"] = agent.node_wanted(staging)
+            if own_node:
+                record["node"] = own_node
             cache.write_record(prefix, record)
             shutil.rmtree(prefix, ignore_errors=True)  # a leftover without its binary
             staging.rename(prefix)
@@ -86,6 +91,31 @@ def release(agent: Agent, version: str) -> None:
     """This process is done with `agent` at `version`: PROBE_CACHE_MAX may evict it now
     (otherwise it stays held until the process exits)."""
     cache.release(prefix_for(agent, version))
+
+
+def _node_for_older_install(agent: Agent, version: str, prefix: Path) -> None:
+    """An install made before the harness installed Node.js with a CLI (its record does not
+    say what it wants) gets the Node it asks for now, once."""
+    record = cache.read_record(prefix)
+    if record is None or "node_wanted" in record:
+        return
+    with FileLock(str(prefix) + ".lock"):
+        record = cache.read_record(prefix)
+        if record is None or "node_wanted" in record:
+            return
+        own_node = ensure_node(agent, version, prefix)
+        record["node_wanted"] = agent.node_wanted(prefix)
+        if own_node:
+            record["node"] = own_node
+        cache.write_record(prefix, record)
+
+
+def ensure_node(agent: Agent, version: str, staging: Path) -> str | None:
+    """The Node.js the CLI asks for, where the host's is older (node.py); its version."""
+    try:
+        return node.ensure(staging, agent.node_wanted(staging), npm())
+    except node.NodeError as e:
+        raise HarnessError(f"{agent.name} {version}: {e}") from None
 
 
 def _npm_install(package: str, version: str, staging: Path, env: dict[str, str] | None = None) -> None:

@@ -54,6 +54,22 @@ def test_core_recipes_give_the_local_verdict_in_a_container(spec, recipe, engine
     assert engine.images.get(ev["image"]).labels["probe.version"] == version
 
 
+@pytest.mark.parametrize("spec", ["gemini@0.61.0", "qwen@0.24.4"])
+def test_a_cli_that_wants_a_newer_node_than_the_image_runs_on_its_own(spec, engine, real_tools, tmp_path):
+    """Gemini CLI asks for Node.js >=20 and Qwen Code >=22; probe-base:bookworm has Debian's 18.
+    The image build installs the Node each asks for from npm (versions/node.py), so both run
+    (Gemini's image build stopped on "requires Node.js >=20, found 18.20.4" before)."""
+    proc = probe("run", spec, "hang-pretool", "--backend", "docker", "--json", "--results", str(tmp_path), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    ev = json.loads(proc.stdout)
+    agent, version = spec.split("@")
+    local = json.loads((RESULTS / agent / version / "hang-pretool.json").read_text())
+    assert (ev["network"], ev["executed_version"], ev["outcome"]) == ("isolated", version, local["outcome"])
+    wanted = {"gemini": "v20.", "qwen": "v22."}[agent]
+    node = engine.containers.run(ev["image"], ["/opt/cli/node/bin/node", "--version"], remove=True, network_mode="none")
+    assert node.decode().startswith(wanted)
+
+
 def containers(engine, pid: int) -> list:
     # sparse: no inspection of each, so a container the engine removes meanwhile is no error
     return engine.containers.list(all=True, sparse=True, filters={"label": f"probe.pid={pid}"})

