@@ -145,12 +145,15 @@ class Agent(Protocol):
     port_files: tuple[str, ...] = ()
     # Where `probe check` finds a repository's own hooks (empty: it cannot check this agent).
     hook_sources: tuple[HookSource, ...] = ()
-    tty: Tty
-
     # For an agent whose hooks are code (plugins): where `probe check` finds a repository's own
-    # plugin files (globs), and which plugin API they use ("opencode", "pi"; check/plugins.py).
+    # plugin files (globs), how a plugin gives its handlers ("returned": an object of them, as
+    # opencode's; "registered": with on(), as pi's; check/plugins.py), and the plugin package a
+    # plugin folder must declare for the CLI not to install it at start (None: none).
     plugin_sources: tuple[str, ...] = ()
     plugin_api: str | None = None
+    plugin_package: str | None = None
+    tty: Tty
+
     def binary_path(self, prefix: Path) -> Path: ...
 
     def seed_command(self, prefix: Path) -> list[str] | None:

@@ -77,6 +77,7 @@ class Kilo(Opencode):
     plugin_sources = tuple(
         f"{p}/{d}/*.{x}" for p in (PROJECT_DIR, ".kilocode") for d in ("plugins", "plugin") for x in ("js", "ts")
     )
+    plugin_package = PLUGIN_PACKAGE
     startup_s = 15.0
 
     def binary_path(self, prefix: Path) -> Path:

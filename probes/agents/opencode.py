@@ -170,7 +170,8 @@ class Opencode(Agent):
     port_files = (USER_CONFIG,)  # the provider's baseURL, in the user's opencode.json
     # A repository's own plugins, as its loader globs them: {plugin,plugins}/*.{ts,js} (1.18.33)
     plugin_sources = tuple(f".opencode/{d}/*.{x}" for d in ("plugins", "plugin") for x in ("js", "ts"))
-    plugin_api = "opencode"
+    plugin_api = "returned"  # each exported function returns an object of hooks
+    plugin_package = PLUGIN_PACKAGE
     # To its first model request: 4-9 s on 2 cores under load (a Bun binary of 140-180 MB).
     startup_s = 15.0
 

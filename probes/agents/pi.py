@@ -129,7 +129,7 @@ class Pi(Agent):
     # A repository's own extensions, as pi discovers them (core/extensions/loader.js, 0.73.1):
     # .pi/extensions/*.{ts,js}, and a folder's index.ts (else index.js) one level down
     plugin_sources = tuple(f".pi/extensions/{f}" for f in ("*.ts", "*.js", "*/index.ts", "*/index.js"))
-    plugin_api = "pi"
+    plugin_api = "registered"  # the default export registers handlers with pi.on
     startup_s = 10.0
 
     def binary_path(self, prefix: Path) -> Path:

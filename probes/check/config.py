@@ -174,6 +174,9 @@ class Configured:
     mcp: tuple[str, str] | None = None  # an mcp_tool hook's server and tool
     why_not: str | None = None  # why the check does not judge it (not_judged): it is left as written
     condition: str | None = None  # its `if` (Claude Code: a permission rule the tool call must match)
+    api: str | None = None  # a plugin file's API (returned, registered): its handlers are recorded (check/plugins.py)
+    changed: str | None = None  # what the check's copy does with the plugin, said in its report line
+    plugin_events: tuple[tuple[str, str], ...] = ()  # a plugin's handler name -> canonical event
 
 
 def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
@@ -187,8 +190,6 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
             mcp = (str(e.holder["server"]), str(e.holder["tool"])) if e.type == "mcp_tool" else None
             out.append(
                 Configured(
-    api: str | None = None  # a plugin file's API (opencode, pi): its handlers are recorded (check/plugins.py)
-    changed: str | None = None  # what the check's copy does with the plugin, said in its report line
                     key,
                     e.source,
                     e.native,

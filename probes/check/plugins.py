@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from probes.agents import Agent
+from probes.agents import CANONICAL_EVENTS, Agent
 from probes.agents.base import RUNNER_DIR
+from probes.agents.config import write_json
 from probes.check.config import Configured
 from probes.errors import InputError
 from probes.limits import HOOK_CONFIGS_MAX
@@ -28,11 +29,8 @@ EAGER_LINE = "// PROBE-EAGER-IMPORT"
 # The moved file's suffix per extension: a name the CLI's loader does not glob (opencode:
 # *.{ts,js}; pi: a name ending in .ts or .js, so .mts is one) and its runtime still reads
 # as the same language (Bun: .mjs, .mts; pi's jiti: .jsx, .tsx).
-MOVED = {"opencode": {".js": ".mjs", ".ts": ".mts"}, "pi": {".js": ".jsx", ".ts": ".tsx"}}
+MOVED = {"returned": {".js": ".mjs", ".ts": ".mts"}, "registered": {".js": ".jsx", ".ts": ".tsx"}}
 MOVED_TAG = ".probe-user"
-# opencode installs its plugin package into a config folder without it declared and locked
-# (offline: 35-70 s lost, then a failed install): the package per agent (agents' write_deps).
-DEPS = {"opencode": "@opencode-ai/plugin", "kilo": "@kilocode/plugin"}
 
 
 @dataclass(frozen=True)
@@ -66,7 +64,7 @@ def configured(agent: Agent, plugins: Sequence[Plugin], folder: Path) -> list[Co
     out = []
     for n, p in enumerate(plugins):
         h = Configured(f"{n}-plugin", p.label, "plugin", None, None, None, p.label, type="plugin", api=agent.plugin_api)
-        out.append(replace(h, changed=changed(agent, h, folder)))
+        out.append(replace(h, changed=changed(agent, h, folder), plugin_events=plugin_events(agent)))
     return out
 
 
@@ -84,15 +82,29 @@ def wrapper(h: Configured, records: Path) -> str:
     for line in RECORDER.read_text().splitlines(keepends=True):
         if line.rstrip().endswith(CONFIG_LINE):
             line = f"const CONFIG = {json.dumps(config)}; {CONFIG_LINE}\n"
-        elif line.rstrip().endswith(EAGER_LINE) and h.api == "opencode":
+        elif line.rstrip().endswith(EAGER_LINE) and h.api == "returned":
             line = f"const EAGER = await imported(); {EAGER_LINE}\n"
         out.append(line)
     return "".join(out)
 
 
-def deps_folders(hooks: Sequence[Configured]) -> list[str]:
-    """The config folders (.opencode, .kilo) that hold plugins."""
-    return sorted({h.source.split("/")[0] for h in hooks if h.api == "opencode"})
+def deps_folders(agent: Agent, hooks: Sequence[Configured]) -> list[str]:
+    """The config folders (.opencode, .kilo) that hold plugins, where the CLI installs its plugin package."""
+    return sorted({h.source.split("/")[0] for h in hooks if h.api}) if agent.plugin_package else []
+
+
+def write_deps(folder: Path, package: str) -> list[Path]:
+    """What makes opencode (and Kilo) skip installing its plugin package into a config folder, as
+    the agents' own write_deps: the dependency declared, locked, and node_modules/ there."""
+    deps = {package: "*"}
+    files = {
+        "package.json": {"dependencies": deps},
+        "package-lock.json": {"name": "probe", "lockfileVersion": 3, "requires": True, "packages": {"": {"dependencies": deps}}},
+    }
+    for name, data in files.items():
+        write_json(folder / name, data)
+    (folder / "node_modules").mkdir(parents=True, exist_ok=True)
+    return [folder / name for name in files]
 
 
 def install(agent: Agent, workspace: Path, records: Path, hooks: Sequence[Configured], keep: set[str] | None) -> list[Path]:
@@ -100,8 +112,6 @@ def install(agent: Agent, workspace: Path, records: Path, hooks: Sequence[Config
     recorder at its path; every other (and every one in the control) removed. A config folder
     without its package.json gets the plugin package declared, locked and node_modules/, as the
     harness's own relay's folders do (agents' write_deps), in the control too."""
-    from probes.agents import kilo, opencode  # the writers of each CLI's plugin package
-
     written: list[Path] = []
     for h in hooks:
         if h.api is None:
@@ -113,10 +123,9 @@ def install(agent: Agent, workspace: Path, records: Path, hooks: Sequence[Config
         path.rename(workspace / moved(h.source, h.api))
         path.write_text(wrapper(h, records))
         written.append(path)
-    write = kilo.write_deps if agent.name == "kilo" else opencode.write_deps
-    for folder in deps_folders(hooks):
-        if not (workspace / folder / "package.json").exists():
-            written += write(workspace / folder)
+    for folder in deps_folders(agent, hooks):
+        if agent.plugin_package and not (workspace / folder / "package.json").exists():
+            written += write_deps(workspace / folder, agent.plugin_package)
     return written
 
 
@@ -128,9 +137,9 @@ def changed(agent: Agent, h: Configured, folder: Path) -> str:
         "(probes/runner/plugin_recorder.mjs) at its path, which imports it unchanged and records each call of its handlers"
     )
     top = h.source.split("/")[0]
-    if h.api == "opencode" and not (folder / top / "package.json").exists():
+    if agent.plugin_package and not (folder / top / "package.json").exists():
         said += (
-            f"; {top}/ gets package.json, package-lock.json and node_modules/ ({DEPS.get(agent.name, '')} declared, "
+            f"; {top}/ gets package.json, package-lock.json and node_modules/ ({agent.plugin_package} declared, "
             f"so {agent.name} installs nothing offline)"
         )
     return said
@@ -155,8 +164,8 @@ def output_of(inv: dict[str, Any]) -> dict[str, Any]:
 
 
 def call_of(api: str, inv: dict[str, Any]) -> Call:
-    """opencode's documented answers: a tool.execute.before that throws stops the tool; changed
-    `output` keys (args, output, parts, status) are its other answers. pi's: a returned
+    """Returned handlers' (opencode's) documented answers: a tool.execute.before that throws
+    stops the tool; changed `output` keys (args, output, parts, status) are its other answers. pi's: a returned
     `{block: true}` from tool_call, another returned object, a changed event (a tool_call's
     input); a throw is an error there (pi blocks the tool on it, its docs: fail-safe)."""
     name = str(inv.get("event"))
@@ -165,12 +174,12 @@ def call_of(api: str, inv: dict[str, Any]) -> Call:
     if inv.get("ended_at") is None:
         return Call(name, None, "never returned (the session ended first)")
     if inv.get("extension_result") == "threw":
-        if api == "opencode" and name == "tool.execute.before":
+        if api == "returned" and name == "tool.execute.before":  # opencode's documented block
             return Call(name, "block (threw)", None, str(error))
         return Call(name, None, f"threw {error}")
     returned, changes = out.get("returned"), out.get("changed") or {}
     parts = []
-    if api == "opencode":
+    if api == "returned":
         if name == "permission.ask" and changes.get("status") in ("deny", "allow"):
             parts.append("block" if changes["status"] == "deny" else "allow")
         parts += [f"changed {k}" for k in changes if not (name == "permission.ask" and k == "status")]
@@ -183,15 +192,16 @@ def call_of(api: str, inv: dict[str, Any]) -> Call:
     return Call(name, "+".join(parts) or None, None)
 
 
-def canonical(api: str, handler: str) -> str | None:
-    """The canonical event a handler is for (opencode's `event` hook: its bus events, the
-    session's); None: one the harness does not know."""
-    from probes.agents import opencode, pi
+def plugin_events(agent: Agent) -> tuple[tuple[str, str], ...]:
+    """A plugin's handler name -> the canonical event it is for: the agent's events, and, where
+    handlers are returned (opencode's), the `event` hook, which gets the bus's session events."""
+    pairs = [(native, c) for c in CANONICAL_EVENTS if (native := agent.native_event(c))]
+    return tuple([*pairs, ("event", "session_start")] if agent.plugin_api == "returned" else pairs)
 
-    if api == "opencode" and handler == "event":
-        return "session_start"
-    events = opencode.EVENTS if api == "opencode" else pi.EVENTS
-    return next((c for c, native in events.items() if native == handler), None)
+
+def canonical(h: Configured, handler: str) -> str | None:
+    """The canonical event a handler of the plugin is for; None: one the harness does not know."""
+    return dict(h.plugin_events).get(handler)
 
 
 def handlers_of(load: dict[str, Any]) -> list[str]:

@@ -300,7 +300,7 @@ def plugin_verdict(
     handlers = plugins.handlers_of(load) if load else []
     report["event"] = ", ".join(handlers) or "plugin"
     registered = load is not None and load.get("extension_result") == "returned"  # else it should have loaded
-    report["expected"] = not registered or any(plugins.canonical(api, n) in scenario.events for n in handlers)
+    report["expected"] = not registered or any(plugins.canonical(h, n) in scenario.events for n in handlers)
     calls = [plugins.call_of(api, i) for i in invs if i.get("event") != "load"]
     report["fired"] = len(calls)
     report["decision"] = ", ".join(dict.fromkeys(c.decision for c in calls if c.decision)) or None

@@ -9,10 +9,11 @@
 // Loading is recorded too (`event` "load": the handlers registered, or the error it threw).
 // The wrapper answers what the user's handler answers: the same return, the same throw.
 // Plain JavaScript, only Node's imports. Its config replaces CONFIG below:
-//   {"key", "records": DIR, "api": "opencode" | "pi", "module": "./NAME" (the moved file)}
+//   {"key", "records": DIR, "api": "returned" (opencode's plugins) | "registered" (pi's
+//    extensions), "module": "./NAME" (the moved file)}
 import { renameSync, writeFileSync } from "node:fs";
 
-const CONFIG = { key: "0-plugin", records: "/tmp", api: "opencode", module: "./plugin.mjs" }; // PROBE-RECORDER-CONFIG
+const CONFIG = { key: "0-plugin", records: "/tmp", api: "returned", module: "./plugin.mjs" }; // PROBE-RECORDER-CONFIG
 const KEPT = 20000; // characters of a payload or an answer kept in a record
 let seq = 0;
 
@@ -171,4 +172,4 @@ async function pi(api) {
 // fails to load fails the wrapper's import as it would its own; pi loads both in one try.
 const EAGER = null; // PROBE-EAGER-IMPORT
 
-export default CONFIG.api === "pi" ? pi : opencode;
+export default CONFIG.api === "registered" ? pi : opencode;

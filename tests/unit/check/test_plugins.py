@@ -37,10 +37,10 @@ def test_pi_loads_a_folders_index_ts_not_its_index_js_and_a_folder_without_plugi
 
 
 def test_the_moved_file_is_a_name_the_loader_does_not_glob():
-    assert plugins.moved(".opencode/plugins/a.js", "opencode") == ".opencode/plugins/a.probe-user.mjs"
-    assert plugins.moved(".opencode/plugins/a.ts", "opencode") == ".opencode/plugins/a.probe-user.mts"
+    assert plugins.moved(".opencode/plugins/a.js", "returned") == ".opencode/plugins/a.probe-user.mjs"
+    assert plugins.moved(".opencode/plugins/a.ts", "returned") == ".opencode/plugins/a.probe-user.mts"
     for label in (".pi/extensions/a.ts", ".pi/extensions/a.js"):  # pi loads any name ending in .ts or .js
-        assert not plugins.moved(label, "pi").endswith((".ts", ".js"))
+        assert not plugins.moved(label, "registered").endswith((".ts", ".js"))
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node")
@@ -72,7 +72,7 @@ def test_the_wrapper_records_each_call_and_answers_as_the_users_handler(tmp_path
     ]
     assert plugins.handlers_of(records[0]) == ["tool.execute.before"]
     assert records[1]["payload"] == {"input": {"tool": "bash"}, "output": {"args": {"command": "rm x"}}}
-    assert [plugins.call_of("opencode", r).decision for r in records[1:]] == ["block (threw)", None]
+    assert [plugins.call_of("returned", r).decision for r in records[1:]] == ["block (threw)", None]
 
 
 def rec(event: str, result: str = "returned", returned: object = None, changed: dict | None = None, **kw) -> dict:
@@ -83,15 +83,15 @@ def rec(event: str, result: str = "returned", returned: object = None, changed: 
 @pytest.mark.parametrize(
     "api, record, decision, error",
     [
-        ("opencode", rec("tool.execute.before", "threw", error="Error: no"), "block (threw)", None),
-        ("opencode", rec("tool.execute.after", "threw", error="Error: x"), None, "threw Error: x"),
-        ("opencode", rec("tool.execute.before", changed={"args": {"command": "ls"}}), "changed args", None),
-        ("opencode", rec("permission.ask", changed={"status": "deny"}), "block", None),
-        ("pi", rec("tool_call", returned={"block": True, "reason": "no"}), "block", None),
-        ("pi", rec("tool_call", "threw", error="TypeError: t"), None, "threw TypeError: t"),
-        ("pi", rec("tool_result", returned={"content": []}), "returned content", None),
-        ("pi", rec("tool_call", ended_at=None), None, "never returned (the session ended first)"),
-        ("pi", rec("tool_call"), None, None),
+        ("returned", rec("tool.execute.before", "threw", error="Error: no"), "block (threw)", None),
+        ("returned", rec("tool.execute.after", "threw", error="Error: x"), None, "threw Error: x"),
+        ("returned", rec("tool.execute.before", changed={"args": {"command": "ls"}}), "changed args", None),
+        ("returned", rec("permission.ask", changed={"status": "deny"}), "block", None),
+        ("registered", rec("tool_call", returned={"block": True, "reason": "no"}), "block", None),
+        ("registered", rec("tool_call", "threw", error="TypeError: t"), None, "threw TypeError: t"),
+        ("registered", rec("tool_result", returned={"content": []}), "returned content", None),
+        ("registered", rec("tool_call", ended_at=None), None, "never returned (the session ended first)"),
+        ("registered", rec("tool_call"), None, None),
     ],
 )
 def test_what_a_plugin_call_answered(api, record, decision, error):
@@ -104,7 +104,10 @@ def session(ran: bool, records: dict) -> check.Session:
     return check.Session(None, records, [step], ["bash"], [], [], True)
 
 
-PLUGIN = check.Configured("0-plugin", ".pi/extensions/a.ts", "plugin", None, None, None, "a", type="plugin", api="pi")
+PLUGIN = check.Configured(
+    "0-plugin", ".pi/extensions/a.ts", "plugin", None, None, None, "a", type="plugin", api="registered",
+    plugin_events=(("tool_call", "pre_tool"), ("session_before_compact", "pre_compact")),
+)  # fmt: skip
 LOADED = rec("load", returned={"hooks": ["tool_call"]})
 
 
