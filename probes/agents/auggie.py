@@ -31,7 +31,7 @@ from probes.agents.base import (
     Written,
     version_from_user_agent,
 )
-from probes.agents.config import merge_json, native_hooks, write_json
+from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
 
 if TYPE_CHECKING:
@@ -92,6 +92,27 @@ def write_user_settings(target: ConfigTarget, registrations: Sequence[Registrati
     return Written([merge_json(target.home, USER_SETTINGS, {"hooks": settings_hooks(registrations)})])
 
 
+# A repository's own hooks as Auggie reads them (probe check): the project's settings and its
+# local settings (its bundle reads both, 0.36.0), Claude Code's shape; the timeout in
+# milliseconds and matchers found anywhere in the tool name (measured); a hook without
+# "type": "command" fails its schema (0.36.0). It runs `bash -c COMMAND` only for a command
+# starting with `~` or holding one of |&;<>$ or a backquote, and no `args`; another it splits
+# into words and starts itself (its bundle, 0.36.0; measured: `touch x` ran, no shell saw it).
+HOOK_SOURCES = tuple(
+    HookSource(
+        f".augment/{name}",
+        "claude",
+        ("command",),
+        "timeout",
+        timeout_unit_s=0.001,
+        matchers="search",
+        type_required=True,
+        shell_re=r"^~|[|&;<>$`]",
+    )
+    for name in ("settings.json", "settings.local.json")
+)
+
+
 class Auggie(Agent):
     name = "auggie"
     package = "@augmentcode/auggie"
@@ -101,6 +122,7 @@ class Auggie(Agent):
         "local": write_local_settings,
         "user": write_user_settings,
     }
+    hook_sources = HOOK_SOURCES
     tool_names: Mapping[str, Sequence[str]] = {
         "shell": ["launch-process"],
         "create_file": ["save-file"],

@@ -105,6 +105,10 @@ class HookSource:
     # the agent's tool -> the name this file's matchers call it by (Copilot reading Claude's
     # settings matches `Bash` for its `bash`: measured on 1.0.92, where `BASH` matches nothing)
     matcher_names: tuple[tuple[str, str], ...] = ()
+    # A command the agent passes to a shell matches this (searched); another, or one with `args`,
+    # it splits into words and starts itself, where no shell (and so no watcher) sees it. None:
+    # every command goes through a shell.
+    shell_re: str | None = None
 
 
 @dataclass

@@ -29,7 +29,7 @@ from probes.agents.base import (
     Written,
     version_from_user_agent,
 )
-from probes.agents.config import merge_json, native_hooks, write_json
+from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
 from probes.runner import untrusted
 
@@ -100,6 +100,13 @@ def write_user_settings(target: ConfigTarget, registrations: Sequence[Registrati
     return Written([merge_json(target.home, USER_SETTINGS, {"hooks": settings_hooks(registrations)})])
 
 
+# A repository's own hooks as droid reads them (probe check): the project's settings in Claude
+# Code's shape, the timeout in seconds (its hooks reference), matchers found anywhere in the tool
+# name (measured: `ecut` fires for `Execute`). Its .factory/hooks.json (keyed by event at its
+# top) is not read by the check yet.
+HOOK_SOURCES = (HookSource(".factory/settings.json", "claude", ("command",), "timeout", matchers="search"),)
+
+
 class Droid(Agent):
     name = "droid"
     package = "@factory/cli-linux-x64"  # the binary itself: see the module's docstring
@@ -109,6 +116,7 @@ class Droid(Agent):
         "user": write_user_settings,
         "hooks-json": write_hooks_json,
     }
+    hook_sources = HOOK_SOURCES
     tool_names: Mapping[str, Sequence[str]] = {
         "shell": ["Execute"],
         "create_file": ["Create"],

@@ -22,7 +22,7 @@ from probes.agents.base import (
     Written,
     version_from_user_agent,
 )
-from probes.agents.config import merge_json, native_hooks, write_json
+from probes.agents.config import HookSource, merge_json, native_hooks, write_json
 from probes.agents.events import PASCAL_EVENTS
 from probes.runner import untrusted
 
@@ -88,6 +88,26 @@ def installed_version(prefix: Path) -> tuple[int, ...] | None:
         return None
 
 
+# A repository's own hooks as Qwen Code reads them (probe check): the project's settings in
+# Claude Code's shape; matchers found anywhere in the tool name (measured, docs/qwen.md); under
+# `hooks`, `enabled`, `disabled` and `notifications` are switches, not events, and a hook without
+# "type" is discarded (its bundle's HOOKS_CONFIG_FIELDS and validateHookConfig, 0.24.4). The
+# timeout is read in milliseconds, as releases to 0.15.6 read it and 0.24.4 reads 1000 and up
+# (0.24.4 reads a value below 1000 as seconds: the check reports it 1000 times too short).
+HOOK_SOURCES = (
+    HookSource(
+        ".qwen/settings.json",
+        "claude",
+        ("command",),
+        "timeout",
+        timeout_unit_s=0.001,
+        matchers="search",
+        not_events=("enabled", "disabled", "notifications"),
+        type_required=True,
+    ),
+)
+
+
 class Qwen(Agent):
     name = "qwen"
     package = "@qwen-code/qwen-code"
@@ -98,6 +118,7 @@ class Qwen(Agent):
         "user": write_user_settings,
         "project-seconds": write_settings_seconds,
     }
+    hook_sources = HOOK_SOURCES
     tool_names: Mapping[str, Sequence[str]] = {
         "shell": ["run_shell_command"],
         "create_file": ["write_file"],

@@ -157,6 +157,19 @@ def not_judged(agent: Agent, kind: str) -> str | None:
     return None
 
 
+def unwatched(agent: Agent, source: HookSource, entry: UserEntry) -> str | None:
+    """Why the check cannot watch a command hook: the agent starts it without a shell."""
+    if entry.type != "command" or source.shell_re is None:
+        return None
+    if not entry.holder.get("args") and re.search(source.shell_re, entry.command):
+        return None
+    return (
+        f"{agent.name} starts this command itself, not through a shell (it has `args`, or none of the characters that "
+        "make it use bash: `|&;<>$`, a backquote, a leading `~`), where the check cannot watch it: not judged, left as "
+        'written (`"$AUGMENT_PROJECT_DIR"/...` goes through bash)'
+    )
+
+
 @dataclass(frozen=True)
 class Configured:
     """One configured hook as the check installs it."""
@@ -201,7 +214,7 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
                     src.matcher_names,
                     e.type,
                     mcp,
-                    not_judged(agent, e.type),
+                    not_judged(agent, e.type) or unwatched(agent, src, e),
                     e.holder["if"] if isinstance(e.holder.get("if"), str) else None,
                 )
             )

@@ -173,7 +173,7 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
     }
     if h.api is not None:
         return plugin_verdict(h, scenario, hooked, control, report, invs)
-    if h.type != "command":
+    if h.type != "command" or h.why_not is not None:  # or a command it cannot watch (config.unwatched)
         return other_verdict(h, scenario, hooked, report, invs)
     if not invs:
         path = re.search(r"(?:[\w.-]+/)+[\w.-]+", h.command)

@@ -47,11 +47,14 @@ def check_version(
     verdicts = [verdict_of(h, scenario, hooked, control, agent.block_exit_codes) for h in hooks]
     # A hook beside one that changed the session (a deny, a fail-closed failure) may look
     # fail-closed, or not run at all (Copilot runs no preToolUse hook after a deny); one beside
-    # an effective hook on its event may look ignored (Copilot passes one additionalContext).
-    # A session in which it runs alone (the others neutral) tells; its verdict is that
-    # session's, said so. The first ALONE_MAX such hooks; the others' reasons say they were not.
+    # an effective hook on its event may look ignored (Copilot passes one additionalContext),
+    # and so may one beside a broken hook on its event (Auggie 0.36.0 reads no hook's JSON
+    # answer when another on the call exits with an error). A session in which it runs alone
+    # (the others neutral) tells; its verdict is that session's, said so. The first ALONE_MAX
+    # such hooks; the others' reasons say they were not.
     effective = [(g, o) for g, o in zip(hooks, verdicts, strict=True) if o["verdict"] == "effective"]
-    beside: dict[str, list[str]] = {}
+    failed = [(g, o) for g, o in zip(hooks, verdicts, strict=True) if o["verdict"] == "broken"]
+    beside: dict[str, tuple[list[str], str]] = {}  # the hooks it was beside, and what they did
     for h, v in zip(hooks, verdicts, strict=True):
         blockers = [
             hook_name(o)
@@ -59,22 +62,26 @@ def check_version(
             if g is not h and ((o["verdict"] == "effective" and blocks(o["decision"])) or o["treated"] == "fail-closed")
         ]
         same = [hook_name(o) for g, o in effective if g is not h and g.canonical == h.canonical]
+        broken = [hook_name(o) for g, o in failed if g is not h and g.canonical == h.canonical]
         if blockers and (v["treated"] == "fail-closed" or (v["verdict"] == "not-fired" and v["expected"])):
-            beside[h.key] = blockers
+            beside[h.key] = (blockers, "changed the session")
         elif same and v["verdict"] in ("ignored", "not-fired") and v["expected"]:
-            beside[h.key] = same
+            beside[h.key] = (same, "changed the session")
+        elif broken and v["verdict"] == "ignored":
+            beside[h.key] = (broken, "broke on its event")
     for n, h in enumerate(hooks):
         if h.key not in beside:
             continue
+        names, did = beside[h.key]
         if list(beside).index(h.key) >= ALONE_MAX:
-            verdicts[n]["reason"] += f" (beside {', '.join(beside[h.key])}; not run alone: at most {ALONE_MAX} are)"
+            verdicts[n]["reason"] += f" (beside {', '.join(names)}; not run alone: at most {ALONE_MAX} are)"
             continue
         say(f"{agent.name} {version}: {hook_name(verdicts[n])} alone")
         alone = run_session(agent, requested, version, scenario, folder, configs, hooks, {h.key}, backend)
         against(alone, control)
         before = "not run" if verdicts[n]["verdict"] == "not-fired" else verdicts[n]["verdict"]
         verdicts[n] = again = verdict_of(h, scenario, alone, control, agent.block_exit_codes)
-        again["reason"] = f"{before} beside {', '.join(beside[h.key])}, which changed the session; alone: {again['reason']}"
+        again["reason"] = f"{before} beside {', '.join(names)}, which {did}; alone: {again['reason']}"
         aev = alone.evidence.model_copy(
             update={
                 "recipe": f"{alone.evidence.recipe}-{n}",

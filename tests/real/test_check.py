@@ -135,3 +135,50 @@ def test_claude_hook_past_its_timeout_is_broken_and_nothing_outlives_the_run(rea
 
     ev = load_evidence(Path(report["evidence"]))
     assert ev["cleanup"] == {"alive_at_cli_exit": 0, "killed_by_harness": 0} and ev["network"] == "isolated"
+
+
+QWEN, DROID, AUGGIE = "qwen@0.24.4", "droid@0.225.2", "auggie@0.36.0"
+
+
+def claude_shaped(folder: str, var: str, matcher: str, *scripts: str, timeout: int = 10) -> dict:
+    """A Claude-shaped settings file (Qwen Code, droid, Auggie) and its scripts: one PreToolUse
+    group running each script as "$VAR"/FOLDER/NAME.sh."""
+    hooks = [{"type": "command", "command": f'"${var}"/{folder}/{s}.sh', "timeout": timeout} for s in scripts]
+    files: dict = {f"{folder}/settings.json": {"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": hooks}]}}}
+    files |= {f"{folder}/{s}.sh": {"deny": DENY_CODEX, "audit": AUDIT}[s] for s in scripts}
+    return files
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    "spec, files, tool",
+    [
+        (QWEN, claude_shaped(".qwen", "QWEN_PROJECT_DIR", "run_shell_command", "deny", timeout=10000), "run_shell_command"),
+        (DROID, claude_shaped(".factory", "FACTORY_PROJECT_DIR", "Execute", "deny"), "Execute"),
+    ],
+    ids=["qwen", "droid"],
+)
+def test_claude_shaped_deny_policy_is_effective(real_tools, tmp_path, spec, files, tool):
+    code, report = checked(tmp_path, spec, files, "--scenario", "shell-destructive", "--strict")
+    assert code == 0 and report["version"] == spec.split("@")[1], report
+    assert report["steps"] == [
+        {"kind": "shell", "tool": tool, "ran": False, "control_ran": True, "command": "rm probe-victim.txt"}
+    ]
+    [deny] = report["hooks"]
+    assert (deny["verdict"], deny["decision"], deny["expected"]) == ("effective", "deny", True), deny
+
+
+@pytest.mark.real
+def test_auggie_reads_no_json_deny_beside_a_hook_that_fails(real_tools, tmp_path):
+    """Auggie takes the first error exit of a call's hooks as the call's: a JSON deny beside a
+    hook that is not executable (exit 126) is not read and the tool runs; alone it blocks."""
+    files = claude_shaped(".augment", "AUGMENT_PROJECT_DIR", "launch-process", "deny", timeout=10000)
+    group = files[".augment/settings.json"]["hooks"]["PreToolUse"][0]
+    group["hooks"].append({"type": "command", "command": '"$AUGMENT_PROJECT_DIR"/.augment/broken', "timeout": 10000})
+    files[".augment/broken"] = "#!/usr/bin/env bash\necho '{}'\n"  # no .sh: written 644, not executable
+    code, report = checked(tmp_path, AUGGIE, files, "--scenario", "shell-destructive", "--strict")
+    assert report["version"] == "0.36.0" and code == 4, report
+    assert report["steps"][0]["ran"] is True and report["steps"][0]["control_ran"] is True  # rm ran
+    deny, broken = report["hooks"]
+    assert (broken["verdict"], broken["exit_code"], broken["treated"]) == ("broken", 126, "fail-open"), broken
+    assert deny["verdict"] == "effective" and deny["reason"].startswith("ignored beside .augment/broken"), deny

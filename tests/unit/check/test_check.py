@@ -73,6 +73,9 @@ def test_the_example_folder_is_found_for_every_agent():
         ("gemini", {".gemini/settings.json"}),
         ("codex", {".codex/hooks.json"}),
         ("vscode", {".github/hooks/policy.json", ".claude/settings.json"}),  # Copilot's preToolUse read too
+        ("qwen", {".qwen/settings.json"}),  # .claude/settings.json not read (measured on 0.24.4)
+        ("droid", {".factory/settings.json"}),
+        ("auggie", {".augment/settings.json"}),
     ):
         _, configs, hooks = check.prepare(agent, EXAMPLE)
         assert {c.label for c in configs} == sources
@@ -88,6 +91,50 @@ def test_gemini_timeouts_are_milliseconds_and_its_switches_are_not_events():
     [e] = user_entries(src, data, "settings.json")
     assert (e.native, e.timeout_s, e.matcher) == ("BeforeTool", 1.5, "shell")
     assert check.matcher_matches("shell", ["run_shell_command"], src.matchers)  # unanchored on Gemini
+
+
+@pytest.mark.parametrize("agent, timeout, seconds", [("qwen", 10000, 10.0), ("droid", 10, 10.0), ("auggie", 1500, 1.5)])
+def test_claude_shaped_settings_of_qwen_droid_and_auggie(agent, timeout, seconds):
+    src = AGENTS[agent].hook_sources[0]  # type: ignore[attr-defined]
+    hook = {"type": "command", "command": '"$X"/a.sh', "timeout": timeout}
+    data = {"hooks": {"PreToolUse": [{"matcher": "shell", "hooks": [hook]}]}}
+    [e] = user_entries(src, data, "settings.json")
+    assert (e.native, e.timeout_s, e.matcher) == ("PreToolUse", seconds, "shell")
+    assert check.matcher_matches("shell", ["run_shell_command"], src.matchers)  # unanchored on all three (measured)
+    if agent != "droid":  # Qwen Code and Auggie discard a hook without "type" (their bundles)
+        del hook["type"]
+        with pytest.raises(InputError, match='has a hook without "type"'):
+            user_entries(src, data, "settings.json")
+
+
+def test_qwen_hook_switches_are_not_events():
+    [src] = AGENTS["qwen"].hook_sources  # type: ignore[attr-defined]
+    data = {
+        "hooks": {
+            "enabled": True,
+            "disabled": [],
+            "notifications": True,
+            "Stop": [{"hooks": [{"type": "command", "command": "x"}]}],
+        }
+    }
+    assert [e.native for e in user_entries(src, data, "settings.json")] == ["Stop"]
+
+
+def test_a_command_auggie_starts_without_a_shell_is_not_judged(tmp_path):
+    hooks = [
+        {"type": "command", "command": "touch ran.txt"},  # split into words and started: no shell sees it
+        {"type": "command", "command": '"$AUGMENT_PROJECT_DIR"/a.sh'},  # bash -c
+        {"type": "command", "command": "~/a.sh"},  # bash -c
+        {"type": "command", "command": "python3 -V | cat"},  # bash -c
+        {"type": "command", "command": "$X/a.sh", "args": ["-v"]},  # with args: started itself
+    ]
+    folder = write(
+        tmp_path / "repo",
+        {".augment/settings.local.json": {"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": hooks}]}}, "a.sh": "x"},
+    )
+    _, _, configured = check.prepare("auggie", folder)
+    assert [h.why_not is None for h in configured] == [False, True, True, True, False]
+    assert "starts this command itself, not through a shell" in (configured[0].why_not or "")
 
 
 def test_vscode_reads_flat_entries_and_claude_groups_in_one_github_file():
