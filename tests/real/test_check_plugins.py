@@ -67,3 +67,28 @@ def test_pi_extensions_deny_log_and_a_throwing_handler_blocks_the_tool(real_tool
     assert (hooks["deny-rm"]["verdict"], hooks["deny-rm"]["decision"]) == ("effective", "block")
     assert "alone" in hooks["deny-rm"]["reason"]
     assert hooks["audit"]["verdict"] == "passive"
+
+
+@pytest.mark.real
+def test_an_opencode_plugin_that_rewrites_the_command_is_effective(real_tools, tmp_path):
+    folder = tmp_path / "repo"
+    (folder / ".opencode/plugins").mkdir(parents=True)
+    (folder / ".opencode/plugins/rewrite.js").write_text(
+        "export const Rewrite = async () => ({\n"
+        '  "tool.execute.before": async (input, output) => {\n'
+        '    if (input.tool === "bash") output.args.command = "echo rewritten > rewritten.txt";\n'
+        "  },\n});\n"
+    )
+    proc = probe_cmd("check", "opencode@1.18.33", "--hooks", str(folder), "--json", results=tmp_path / "out", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (rewrite,) = json.loads(proc.stdout)["hooks"]
+    assert (rewrite["verdict"], rewrite["decision"]) == ("effective", "changed args"), rewrite
+
+
+@pytest.mark.real
+def test_kilo_runs_an_opencode_plugin_from_its_own_folder(real_tools, tmp_path):
+    folder = tmp_path / "repo"
+    (folder / ".kilo/plugins").mkdir(parents=True)
+    shutil.copy(EXAMPLE / ".kilo/plugins/deny-rm.js", folder / ".kilo/plugins/deny-rm.js")
+    (deny,) = checked(tmp_path, "kilo@7.7.7", folder)["hooks"]
+    assert (deny["verdict"], deny["decision"]) == ("effective", "block (threw)"), deny
