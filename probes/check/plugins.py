@@ -19,7 +19,7 @@ from typing import Any
 from probes.agents import CANONICAL_EVENTS, Agent
 from probes.agents.base import RUNNER_DIR
 from probes.agents.config import write_json
-from probes.check.config import Configured
+from probes.check.config import Configured, load_config
 from probes.errors import InputError
 from probes.limits import HOOK_CONFIGS_MAX
 
@@ -36,26 +36,45 @@ MOVED_TAG = ".probe-user"
 @dataclass(frozen=True)
 class Plugin:
     label: str  # relative to the folder
+    why_not: str | None = None  # why the check does not judge it: left as written, in every session
+
+
+MANIFEST_WHY = (
+    "a folder whose package.json names its extensions (pi.extensions), which pi loads before an index: not judged, "
+    "left as written in every session, the control's too"
+)
+
+
+def manifest(path: Path, label: str) -> bool:
+    """Whether a folder's package.json declares extensions (pi's readPiManifest: pi.extensions)."""
+    data = load_config(path, label)
+    pi_field = data.get("pi") if isinstance(data, dict) else None
+    return isinstance(pi_field, dict) and bool(pi_field.get("extensions"))
 
 
 def discover(agent: Agent, folder: Path) -> list[Plugin]:
-    """Every plugin file the agent loads from `folder`, as its loader finds them; one line when
-    there is none, too many, or one that is no regular file."""
-    found: list[str] = []
+    """Every plugin file the agent loads from `folder`, as its loader finds them (a folder's
+    index.ts before its index.js; a folder with a package.json manifest, not judged); one line
+    when there is none, too many, or one that is no regular file."""
+    found: dict[str, str | None] = {}
     for pattern in agent.plugin_sources:
         for path in sorted(folder.glob(pattern)):
             label = str(path.relative_to(folder))
-            if label.endswith("index.js") and (path.parent / "index.ts").exists() and "/" in pattern.split("extensions/")[-1]:
-                continue  # pi loads a folder's index.ts, not its index.js
+            if pattern.endswith(("/index.ts", "/index.js")):
+                package = path.parent / "package.json"
+                if package.is_file() and manifest(package, str(package.relative_to(folder))):
+                    found.setdefault(str(package.relative_to(folder)), MANIFEST_WHY)
+                    continue
+                if path.name == "index.js" and (path.parent / "index.ts").exists():
+                    continue  # a folder's index.ts is loaded, not its index.js
             if not stat.S_ISREG(os.lstat(path).st_mode):
                 raise InputError(f"{label}: a plugin that is not a regular file (a link?): copy the file in")
-            if label not in found:
-                found.append(label)
+            found.setdefault(label, None)
     if len(found) > HOOK_CONFIGS_MAX:
         raise InputError(f"--hooks {folder}: more than {HOOK_CONFIGS_MAX} plugin files; point it at the hooks only")
     if not found:
         raise InputError(f"--hooks {folder}: no plugin for {agent.name} (looked in {' or '.join(agent.plugin_sources)})")
-    return [Plugin(label) for label in found]
+    return [Plugin(label, why) for label, why in found.items()]
 
 
 def configured(agent: Agent, plugins: Sequence[Plugin], folder: Path) -> list[Configured]:
@@ -64,7 +83,10 @@ def configured(agent: Agent, plugins: Sequence[Plugin], folder: Path) -> list[Co
     out = []
     for n, p in enumerate(plugins):
         h = Configured(f"{n}-plugin", p.label, "plugin", None, None, None, p.label, type="plugin", api=agent.plugin_api)
-        out.append(replace(h, changed=changed(agent, h, folder), plugin_events=plugin_events(agent)))
+        if p.why_not:  # no api: left as written, judged by no one (verdicts.other_verdict)
+            out.append(replace(h, api=None, why_not=p.why_not))
+        else:
+            out.append(replace(h, changed=changed(agent, h, folder), plugin_events=plugin_events(agent)))
     return out
 
 

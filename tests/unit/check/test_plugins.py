@@ -144,3 +144,23 @@ def test_a_plugin_whose_handlers_the_scenario_does_not_exercise_is_not_expected(
         PLUGIN, scenarios.BUILTIN["shell"], session(True, {PLUGIN.key: [load]}), session(True, {}), frozenset()
     )
     assert (report["verdict"], report["expected"], check.ok(report)) == ("not-fired", False, True)
+
+
+def test_a_pi_folder_with_a_manifest_is_not_judged_and_left_as_written(tmp_path):
+    guard = tmp_path / ".pi/extensions/guard"
+    guard.mkdir(parents=True)
+    (guard / "index.ts").write_text("export default function () {}\n")
+    (guard / "package.json").write_text(json.dumps({"pi": {"extensions": ["./main.ts"]}}))
+    (tmp_path / ".pi/extensions/deny.ts").write_text("export default function () {}\n")
+    agent, _, hooks = check.prepare("pi", tmp_path)
+    assert [(h.source, h.api is None) for h in hooks] == [
+        (".pi/extensions/deny.ts", False),
+        (".pi/extensions/guard/package.json", True),
+    ]
+    (tmp_path / "records").mkdir()
+    plugins.install(agent, tmp_path, tmp_path / "records", hooks, None)  # the control: judged plugins removed
+    assert (guard / "index.ts").exists() and not (tmp_path / ".pi/extensions/deny.ts").exists()
+    from probes.catalog import scenarios
+
+    report = check.verdict_of(hooks[1], scenarios.BUILTIN["shell"], session(True, {}), session(True, {}), frozenset())
+    assert report["verdict"] == "not-judged" and "package.json names its extensions" in report["reason"]
