@@ -103,6 +103,7 @@ class HookSource:
     not_events: tuple[str, ...] = ()  # keys under `hooks` that are settings, not events
     type_required: bool = False  # an entry without "type" is not read (else it is a command)
     # the agent's tool -> the name this file's matchers call it by (Copilot reading Claude's
+    events_at_top: bool = False  # the file is the event map itself (droid's hooks.json), not {"hooks": ...}
     # settings matches `Bash` for its `bash`: measured on 1.0.92, where `BASH` matches nothing)
     matcher_names: tuple[tuple[str, str], ...] = ()
     # A command the agent passes to a shell matches this (searched); another, or one with `args`,
@@ -158,7 +159,7 @@ def user_entries(source: HookSource, data: Any, label: str) -> list[UserEntry]:
     one line naming the file."""
     if not isinstance(data, dict):
         raise InputError(f"{label}: expected a JSON object at the top")
-    hooks = data.get("hooks", {})
+    hooks = data if source.events_at_top else data.get("hooks", {})
     if not isinstance(hooks, dict):
         raise InputError(f"{label}: `hooks` must be an object of event -> list of hooks")
     out: list[UserEntry] = []

@@ -100,11 +100,14 @@ def write_user_settings(target: ConfigTarget, registrations: Sequence[Registrati
     return Written([merge_json(target.home, USER_SETTINGS, {"hooks": settings_hooks(registrations)})])
 
 
-# A repository's own hooks as droid reads them (probe check): the project's settings in Claude
-# Code's shape, the timeout in seconds (its hooks reference), matchers found anywhere in the tool
-# name (measured: `ecut` fires for `Execute`). Its .factory/hooks.json (keyed by event at its
-# top) is not read by the check yet.
-HOOK_SOURCES = (HookSource(".factory/settings.json", "claude", ("command",), "timeout", matchers="search"),)
+# A repository's own hooks as droid reads them (probe check): the project's settings and its
+# hooks.json (keyed by event at its top), Claude Code's shape, the timeout in seconds (its hooks
+# reference), matchers found anywhere in the tool name (measured: `ecut` fires for `Execute`).
+# Measured: 0.225.2 runs none of settings.json's hooks beside a hooks.json; 0.99.0 reads no hooks.json.
+HOOK_SOURCES = (
+    HookSource(".factory/settings.json", "claude", ("command",), "timeout", matchers="search"),
+    HookSource(".factory/hooks.json", "claude", ("command",), "timeout", matchers="search", events_at_top=True),
+)
 
 
 class Droid(Agent):

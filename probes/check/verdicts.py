@@ -91,6 +91,16 @@ def broken_why(inv: dict[str, Any], block_codes: frozenset[int] = frozenset({2})
     return None
 
 
+def own_path(command: str) -> str | None:
+    """The first path a command names that is not absolute (`/dev/null` is in many a CLI's own
+    shell commands: droid 0.225.2 runs `find ... 2>/dev/null`): a shell that ran it ran the
+    hook's script, though not as its config says. own_path: `"$X"/.claude/a.sh` -> .claude/a.sh."""
+    for m in re.finditer(r"(?:[\w.-]+/)+[\w.-]+", command):
+        if not re.search(r"(?:^|[\s<>=])/$", command[: m.start()]):
+            return m.group()
+    return None
+
+
 def matcher_matches(matcher: str | None, tools: Sequence[str], matchers: str = "full") -> bool:
     """Whether a matcher matches one of the tools: as a regular expression matching the whole
     name, or any part of it (Gemini CLI), or always where the agent does not read matchers (VS Code)."""
@@ -176,8 +186,8 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
     if h.type != "command" or h.why_not is not None:  # or a command it cannot watch (config.unwatched)
         return other_verdict(h, scenario, hooked, report, invs)
     if not invs:
-        path = re.search(r"(?:[\w.-]+/)+[\w.-]+", h.command)
-        unseen = next((c for c in hooked.shells if path and path.group() in c), None) if h.canonical else None
+        path = own_path(h.command)
+        unseen = next((c for c in hooked.shells if path and path in c), None) if h.canonical else None
         if unseen is not None:  # it ran, but not as its config says: the watcher could not tell it was this hook
             settle(report, "undecided", f"a shell ran {short(unseen, 60)!r}, not its command as configured: not recorded")
             return report

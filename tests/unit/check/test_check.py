@@ -20,6 +20,7 @@ from probes import check
 from probes.agents import AGENTS
 from probes.agents.config import user_entries
 from probes.catalog import scenarios
+from probes.check.verdicts import own_path
 from probes.errors import InputError
 from tests.helpers import CLAUDE, CODEX, ROOT, probe_cmd, write
 
@@ -105,6 +106,22 @@ def test_claude_shaped_settings_of_qwen_droid_and_auggie(agent, timeout, seconds
         del hook["type"]
         with pytest.raises(InputError, match='has a hook without "type"'):
             user_entries(src, data, "settings.json")
+
+
+def test_droid_hooks_json_is_keyed_by_event_at_its_top():
+    src = AGENTS["droid"].hook_sources[1]  # type: ignore[attr-defined]
+    assert src.pattern == ".factory/hooks.json"
+    data = {"PreToolUse": [{"matcher": "Execute", "hooks": [{"type": "command", "command": "x", "timeout": 5}]}]}
+    [e] = user_entries(src, data, "hooks.json")
+    assert (e.native, e.command, e.timeout_s, e.matcher) == ("PreToolUse", "x", 5.0, "Execute")
+    with pytest.raises(InputError, match="hooks.hooks must be a list"):  # settings.json's shape: no event `hooks`
+        user_entries(src, {"hooks": data}, "hooks.json")
+
+
+def test_a_shell_naming_an_absolute_path_is_not_taken_for_an_unrecorded_hook():
+    assert own_path("touch ran.txt; cat >/dev/null") is None  # droid runs `find ... 2>/dev/null` itself
+    assert own_path('"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh 2>/dev/null') == ".claude/hooks/a.sh"
+    assert own_path("python3 scripts/audit.py > /tmp/log/x") == "scripts/audit.py"
 
 
 def test_qwen_hook_switches_are_not_events():
