@@ -102,8 +102,8 @@ class HookSource:
     matchers: Matchers = "full"  # a matcher is a regular expression matching the whole tool name, any part of it, or is not read
     not_events: tuple[str, ...] = ()  # keys under `hooks` that are settings, not events
     type_required: bool = False  # an entry without "type" is not read (else it is a command)
-    # the agent's tool -> the name this file's matchers call it by (Copilot reading Claude's
     events_at_top: bool = False  # the file is the event map itself (droid's hooks.json), not {"hooks": ...}
+    # the agent's tool -> the name this file's matchers call it by (Copilot reading Claude's
     # settings matches `Bash` for its `bash`: measured on 1.0.92, where `BASH` matches nothing)
     matcher_names: tuple[tuple[str, str], ...] = ()
     # A command the agent passes to a shell matches this (searched); another, or one with `args`,
