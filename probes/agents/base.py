@@ -158,7 +158,7 @@ class Agent(Protocol):
 
     def seed_command(self, prefix: Path) -> list[str] | None:
         """A command run once after install (in an image build too), or None."""
-        ...
+        return None
 
     def prepare_install(self, prefix: Path) -> None:
         """What the install needs after npm's (in the staging prefix). Most agents: nothing."""
@@ -166,7 +166,7 @@ class Agent(Protocol):
 
     def native_event(self, canonical: str, casing: str = "native") -> str | None:
         """The native config key of a canonical event (None: the agent has no such event)."""
-        return None
+        ...
 
     def session_env(self, prefix: Path, home: Path) -> dict[str, str]:
         """The CLI's isolation: its own HOME-relative state, offline, the scripted model
@@ -212,15 +212,15 @@ class Agent(Protocol):
         is written: InputError naming what is missing and how to get it. Most agents: nothing."""
         return None
 
-    def install_env(self, staging: Path) -> dict[str, str] | None:
-        """npm's environment for installing it (its own Node, say); None: npm's own."""
-        return None
     def node_wanted(self, prefix: Path) -> str:
         """The Node.js versions the CLI installed in `prefix` runs on (npm's range syntax; ""
         for any): a newer one than the host's is installed with it (versions/node.py). Most
         agents: their package's engines.node, when Node runs their entry point."""
         return node.package_wants(prefix, self.package, self.binary_path(prefix))
 
+    def install_env(self, staging: Path) -> dict[str, str] | None:
+        """npm's environment for installing it (its own Node, say); None: npm's own."""
+        return None
 
     def translate_version(self, asked: str, pub: Published | None) -> str | None:
         """A version in the agent's own scheme as its package's version (VS Code 1.139.1 is
