@@ -31,5 +31,5 @@ ARG SEED=true
 COPY node.py /tmp/probe-node.py
 ENV PATH=/opt/cli/node/bin:$PATH
 RUN npm install --prefix /opt/cli --no-audit --no-fund --loglevel=error "$PACKAGE@$VERSION" \
-    && test -x "/opt/cli/node_modules/.bin/$BINARY" \
+    && test -x "/opt/cli/$BINARY" \
     && python3 /tmp/probe-node.py /opt/cli "$PACKAGE" "$BINARY" && sh -c "$SEED"

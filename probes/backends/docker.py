@@ -160,7 +160,7 @@ class DockerBackend:
                         "BASE_IMAGE": base,
                         "PACKAGE": agent.package,
                         "VERSION": version,
-                        "BINARY": agent.binary_path(Path("x")).name,
+                        "BINARY": str(agent.binary_path(PREFIX_IN_IMAGE).relative_to(PREFIX_IN_IMAGE)),
                         "SEED": f"mkdir -p {PREFIX_IN_IMAGE}/seed-home && {shlex.join(seed)}" if seed else "true",
                     },
                     labels={

@@ -173,10 +173,10 @@ def unpack(tgz: Path, dest: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """The image build's step: PREFIX PACKAGE BINARY (the binary's name under node_modules/.bin)."""
+    """The image build's step: PREFIX PACKAGE BINARY (the binary's path under PREFIX)."""
     prefix, package, binary = Path(argv[0]), argv[1], argv[2]
     try:
-        got = ensure(prefix, package_wants(prefix, package, prefix / "node_modules" / ".bin" / binary))
+        got = ensure(prefix, package_wants(prefix, package, prefix / binary))
     except NodeError as e:
         print(f"node: {e}", file=sys.stderr)
         return 1
