@@ -27,7 +27,7 @@ from probes.errors import Exit, InputError, ProbeError
 from probes.evidence.model import load_evidence
 from probes.pipeline.run import probe_repeated
 from probes.report.timeline import candidates_of, compact, write_snapshot
-from probes.sweep.search import Bisection, Point, point_json, search
+from probes.sweep.search import Bisection, Point, last_words, point_json, search
 from probes.versions import install, prefixes, spec
 
 PREFETCH_WORKERS = 2  # npm installs beside the probes: more would starve 2 cores
@@ -62,7 +62,9 @@ def _probe(agent: str, version: str, recipe: str, results: str, repeat: int, obs
         return Point(version, reason=f"{type(e).__name__}: {e}")
     last = records[-1]
     if last.executed_version != version:
-        return Point(version, outcome=last.outcome, reason=f"ran {last.executed_version} (version_mismatch)", evidence=str(path))
+        said = last_words(last.cli.stderr_tail or last.cli.stdout_tail) if last.executed_version is None else ""
+        why = f"ran {last.executed_version} (version_mismatch)" + (f"; it said: {said}" if said else "")
+        return Point(version, outcome=last.outcome, reason=why, evidence=str(path))
     values = [r.outcome if observation is None else compact(r.observations.get(observation)) for r in records]
     flaky = tuple(values) if len(set(values)) > 1 else ()
     return Point(version, None if flaky else values[-1], last.outcome, values=flaky, evidence=str(path))

@@ -161,3 +161,10 @@ def point_json(p: Point | None, observation: str | None) -> dict[str, Any] | Non
         return None
     value: Any = json.loads(p.value) if observation is not None and p.value is not None else p.value
     return {"version": p.version, "outcome": p.outcome, "value": value, "evidence": p.evidence}
+
+
+def last_words(text: str, limit: int = 160) -> str:
+    """A CLI's first `Error` line, else its last (Copilot 0.0.423: "Error: No authentication ...")."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    error = next((ln for ln in lines if ln.lower().startswith("error")), None)
+    return (error or (lines[-1] if lines else ""))[:limit]
