@@ -1,3 +1,6 @@
+"""The search's own helpers (sweep/search.py)."""
+
+from __future__ import annotations
 
 
 def test_a_version_that_did_not_get_going_is_said_in_its_own_words():
