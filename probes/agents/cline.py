@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from probes.agents.base import NATIVE, Agent, ConfigTarget, ConfigWriter, ExtensionSurface, Registration, Tty, Written
-from probes.agents.config import write_json
+from probes.agents.config import HookSource, write_json
 from probes.errors import InputError
 from probes.runner import untrusted
 
@@ -67,6 +67,31 @@ EVENTS = {
 # One file per event per folder: a second hook of an event gets an extension 3.x also reads
 # (2.x reads the bare name only, so there it never runs).
 SUFFIXES = ("", ".sh", ".bash", ".zsh")
+
+# `probe check`: a repository's hook files, in the two project folders 3.x reads (2.x reads
+# .clinerules/hooks, and the bare names only). 3.0.65 starts a file with its shebang's program
+# (`sh FILE` for #!/bin/sh, `python3 FILE` through env), or without one by its suffix (bash for
+# a bare name); 2.14.0 as `/bin/sh -c "'FILE'"`, so the kernel reads the shebang (its Node
+# spawns with shell: true).
+FILE_SUFFIXES = (
+    *((s, "bash") for s in SUFFIXES),
+    *((s, "node") for s in (".js", ".mjs", ".cjs")),
+    *((s, "bun") for s in (".ts", ".mts", ".cts")),
+    (".py", "python3"),
+    (".ps1", "pwsh"),
+)
+HOOK_SOURCES = tuple(
+    HookSource(
+        f"{folder}/*",
+        "files",
+        (),
+        "",
+        matchers="ignored",
+        file_events=(*EVENTS.values(), "TaskResume"),
+        file_suffixes=FILE_SUFFIXES,
+    )
+    for folder in (".clinerules/hooks", ".cline/hooks")
+)
 
 
 def hook_files(folder: Path, registrations: Sequence[Registration]) -> Written:
@@ -158,6 +183,7 @@ class Cline(Agent):
         "user": write_user,
         "documents": write_documents,
     }
+    hook_sources = HOOK_SOURCES
     # 3.x's names first, then 2.x's (gpt-5 native prompt: no write_to_file, apply_patch instead).
     tool_names: Mapping[str, Sequence[str]] = {
         "shell": ["run_commands", "execute_command"],

@@ -82,7 +82,7 @@ def write_github_hooks(
 
 # ---------------------------------------------------------------- a repository's own hooks (probe check)
 
-Layout = Literal["github", "claude", "either"]
+Layout = Literal["github", "claude", "either", "files"]
 Matchers = Literal["full", "search", "ignored"]
 
 
@@ -92,7 +92,8 @@ class HookSource:
     `github` is .github/hooks/*.json ({"hooks": {EVENT: [{"type": "command", KEY: ...}]}}),
     `claude` is .claude/settings.json ({"hooks": {EVENT: [{"matcher", "hooks": [...]}]}}),
     `either` takes each item in the one shape or the other (a list of hooks under `hooks`
-    makes it a group)."""
+    makes it a group); `files` is a folder of hook files, each an executable named by its
+    event (Cline's .clinerules/hooks/PreToolUse): the file is the hook, its path its command."""
 
     pattern: str  # a glob relative to the repository root
     layout: Layout
@@ -110,6 +111,32 @@ class HookSource:
     # it splits into words and starts itself, where no shell (and so no watcher) sees it. None:
     # every command goes through a shell.
     shell_re: str | None = None
+    # `files`: the event names a file may be named by (matched without case), and the
+    # interpreter the agent starts a file without a shebang with, by the name's suffix (the
+    # suffixes it reads; "" is a bare name). A file named otherwise is no hook.
+    file_events: tuple[str, ...] = ()
+    file_suffixes: tuple[tuple[str, str], ...] = ()
+
+
+def file_event(source: HookSource, name: str) -> str | None:
+    """The event a hook file's name names in a `files` source (None: not a hook file)."""
+    for suffix, _ in sorted(source.file_suffixes, key=lambda s: -len(s[0])):
+        if name.lower().endswith(suffix) and (stem := name[: len(name) - len(suffix)].strip().lower()):
+            event = next((e for e in source.file_events if e.lower() == stem), None)
+            if event is not None and "." not in stem:
+                return event
+    return None
+
+
+def file_interpreter(source: HookSource, name: str, first_line: str) -> str:
+    """What the agent starts a hook file with: its shebang's program (through `env`), else the
+    interpreter of its name's suffix."""
+    words = first_line[2:].split() if first_line.startswith("#!") else []
+    while words and words[0].rsplit("/", 1)[-1] == "env":
+        words = [w for w in words[1:] if not w.startswith("-")]
+    if words:
+        return words[0]
+    return next((i for suffix, i in sorted(source.file_suffixes, key=lambda s: -len(s[0])) if name.lower().endswith(suffix)), "")
 
 
 @dataclass

@@ -8,13 +8,14 @@ import math
 import os
 import re
 import shlex
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from probes.agents import AGENTS, CANONICAL_EVENTS, Agent
-from probes.agents.config import HookSource, UserEntry, user_entries
+from probes.agents.config import HookSource, UserEntry, file_event, file_interpreter, user_entries
 from probes.errors import InputError
 from probes.limits import (
     HOOK_CONFIG_MAX_BYTES,
@@ -59,8 +60,13 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
     for source in sources_of(agent):
         for path in sorted(folder.glob(source.pattern)):
             label = str(path.relative_to(folder))
+            if source.layout == "files" and file_event(source, path.name) is None:
+                continue  # a README, a helper script: not named by an event, so no hook
             if len(found) >= HOOK_CONFIGS_MAX:
                 raise InputError(f"--hooks {folder}: more than {HOOK_CONFIGS_MAX} hook config files; point it at the hooks only")
+            if source.layout == "files":
+                found.append(hook_file(source, path, label))
+                continue
             data = load_config(path, label)
             try:
                 entries = user_entries(source, data, label)
@@ -78,6 +84,25 @@ def discover(agent: Agent, folder: Path) -> list[ConfigFile]:
         where = " or ".join(s.pattern for s in sources_of(agent))
         raise InputError(f"--hooks {folder}: no hook for {agent.name} (looked in {where})")
     return found
+
+
+def hook_file(source: HookSource, path: Path, label: str) -> ConfigFile:
+    """A hook file of a `files` source: one hook, its event its name's, its command its path;
+    `data` is the program the agent starts it with (file_interpreter) and the file's mode. A regular file only (a
+    link is one line: the agent's folder scan skips it, 3.0.65's Dirent.isFile)."""
+    try:
+        label.encode("utf-8")
+        head = read_bounded(path, HOOK_CONFIG_MAX_BYTES, follow=False)[:256]
+    except UnicodeEncodeError:
+        raise InputError(f"{label!r}: a file name that is not UTF-8") from None
+    except BadFile as e:
+        raise InputError(f"{label}: {e} (a hook file is read as a regular file: copy it in)") from None
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    event = file_event(source, path.name)
+    assert event is not None
+    entry = UserEntry(label, event, None, None, label, {}, "", "command")
+    data = {"program": file_interpreter(source, path.name, first), "mode": stat.S_IMODE(os.lstat(path).st_mode)}
+    return ConfigFile(source, path, label, data, [entry])
 
 
 def load_config(path: Path, label: str) -> Any:
@@ -170,6 +195,20 @@ def unwatched(agent: Agent, source: HookSource, entry: UserEntry) -> str | None:
     )
 
 
+WATCHED_PROGRAMS = ("sh", "bash", "dash")  # the shells the watcher covers (workspace.WATCHED_SHELLS), by name
+
+
+def unseen_program(h: Configured) -> str | None:
+    """Why a hook file may run unseen: the program its agent starts it with is no watched shell
+    (python3, node: the check sees only shells). None for a watched one, or no hook file."""
+    if h.program is None or h.program.rsplit("/", 1)[-1] in WATCHED_PROGRAMS:
+        return None
+    return (
+        f"its program is {h.program or 'unknown'} (its shebang, or its name's suffix), which the check does not watch (it "
+        "sees shells only): where the agent starts it with that program, it runs unseen: not judged, left as written"
+    )
+
+
 @dataclass(frozen=True)
 class Configured:
     """One configured hook as the check installs it."""
@@ -190,6 +229,8 @@ class Configured:
     api: str | None = None  # a plugin file's API (returned, registered): its handlers are recorded (check/plugins.py)
     changed: str | None = None  # what the check's copy does with the plugin, said in its report line
     plugin_events: tuple[tuple[str, str], ...] = ()  # a plugin's handler name -> canonical event
+    program: str | None = None  # a hook file's (HookSource `files`): what the agent starts it with
+    mode: int | None = None  # a hook file's permission bits
 
 
 def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
@@ -216,6 +257,8 @@ def configured(agent: Agent, configs: Sequence[ConfigFile]) -> list[Configured]:
                     mcp,
                     not_judged(agent, e.type) or unwatched(agent, src, e),
                     e.holder["if"] if isinstance(e.holder.get("if"), str) else None,
+                    program=c.data["program"] if src.layout == "files" else None,
+                    mode=c.data["mode"] if src.layout == "files" else None,
                 )
             )
     return out

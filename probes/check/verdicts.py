@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from probes.catalog.scenarios import Scenario
 from probes.check import kinds, plugins
-from probes.check.config import Configured
+from probes.check.config import Configured, unseen_program
 from probes.check.model import NOT_JUDGED, PASSING, Expectation, HookReport
 from probes.check.report import short
 from probes.check.session import Session
@@ -58,14 +58,22 @@ def answer_of(inv: dict[str, Any], block_codes: frozenset[int]) -> Answer:
         parts.append(str(decision))
     if merged.get("continue") is False:
         parts.append("stop")
-    if any(k in merged for k in ("modifiedArgs", "updatedInput", "modifiedPrompt", "updatedPrompt")):
+    if merged.get("cancel") is True:  # Cline's {"cancel": true, "errorMessage": ...}
+        parts.append("cancel")
+    if any(k in merged for k in ("modifiedArgs", "updatedInput", "modifiedPrompt", "updatedPrompt", "overrideInput")):
         parts.append("rewrite")
-    if isinstance(merged.get("additionalContext"), str):
+    if context_key(merged):
         parts.append("context")
     return Answer("+".join(parts) or "json (no decision)", data, None)
 
 
-BLOCKING = ("deny", "block", "stop")
+BLOCKING = ("deny", "block", "stop", "cancel")
+CONTEXT_KEYS = ("additionalContext", "contextModification")  # Cline's: contextModification
+
+
+def context_key(answer: dict[str, Any]) -> str | None:
+    """The key of an answer's text for the model (its JSON flattened), if it has one."""
+    return next((k for k in CONTEXT_KEYS if isinstance(answer.get(k), str)), None)
 
 
 def blocks(decision: str | None) -> bool:
@@ -87,7 +95,8 @@ def broken_why(inv: dict[str, Any], block_codes: frozenset[int] = frozenset({2})
     if code == 126:
         return "not executable (exit 126)" + said
     if code not in (0, None) and code not in block_codes:
-        return f"exit {code}, an error (its docs give exit {', '.join(map(str, sorted(block_codes)))} to block)" + said
+        codes = f"exit {', '.join(map(str, sorted(block_codes)))}" if block_codes else "no exit code"
+        return f"exit {code}, an error (its docs give {codes} to block)" + said
     return None
 
 
@@ -148,6 +157,8 @@ def not_fired_why(h: Configured, scenario: Scenario, hooked: Session, expected: 
     why = "the CLI did not run it, though the scenario exercises its event"
     if h.condition is not None:  # Claude Code's `if`: a permission rule the tool call must match
         return f"{why} (its `if` {h.condition!r} may not match the tool call)"
+    if h.mode is not None and not h.mode & 0o111:  # Cline 2.14.0 skips a hook file it cannot execute (X_OK)
+        return f"{why} (the file is not executable, mode {h.mode:o}: an agent that runs the file itself skips it)"
     if h.type == "mcp_tool" and h.canonical == "session_start":
         return f"{why} (a CLI may run it before its MCP servers connect: recipe mcp-tool-session-start)"
     return why
@@ -185,6 +196,9 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         return plugin_verdict(h, scenario, hooked, control, report, invs)
     if h.type != "command" or h.why_not is not None:  # or a command it cannot watch (config.unwatched)
         return other_verdict(h, scenario, hooked, report, invs)
+    if not invs and (why := unseen_program(h)) is not None:  # a hook file its agent may run unseen (python3)
+        settle(report, NOT_JUDGED, why)
+        return report
     if not invs:
         path = own_path(h.command)
         unseen = next((c for c in hooked.shells if path and path in c), None) if h.canonical else None
@@ -207,7 +221,11 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         what = f"answered {report['decision']}" if decisions else "answered nothing (exit 0, no output)"
         settle(report, verdict="passive", reason=f"{what}: nothing to change")
         return report
-    contexts = [str(flat(a.data).get("additionalContext")) for a in answers if a.decision and "context" in a.decision and a.data]
+    contexts = [
+        str(flat(a.data).get(context_key(flat(a.data)) or ""))
+        for a in answers
+        if a.decision and "context" in a.decision and a.data
+    ]
     texts = [(inv.get("output") or "").strip() for inv, a in zip(invs, answers, strict=True) if a.decision == "text"]
     reached = [t for t in contexts + texts if t and any(t in m for m in hooked.model_texts)]
     blocking = any(blocks(d) for d in decisions)
@@ -232,7 +250,7 @@ def verdict_of(h: Configured, scenario: Scenario, hooked: Session, control: Sess
         wheres = {
             "hookSpecificOutput.additionalContext"
             if "additionalContext" in (a.data.get("hookSpecificOutput") or {})
-            else "additionalContext"
+            else context_key(a.data) or "additionalContext"
             for a in answers
             if a.decision and "context" in a.decision and a.data
         }

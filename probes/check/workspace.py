@@ -125,6 +125,13 @@ def install_hooks(workspace: Path, configs: Sequence[ConfigFile], hooks: Sequenc
         return []
     n, written = 0, []
     for c in configs:
+        if c.source.layout == "files":  # the file is the hook: one left out is a neutral script
+            if hooks[n].key not in keep:
+                (workspace / c.label).write_text(f"#!/bin/sh\n{NEUTRAL}\n")
+                (workspace / c.label).chmod(0o755)
+                written.append(workspace / c.label)
+            n += 1
+            continue
         data = json.loads(json.dumps(c.data))  # a copy: the user's parsed file stays as read
         for e in user_entries(c.source, data, c.label):
             h = hooks[n]
@@ -184,11 +191,20 @@ def watch_shells(run: RunDirs, python: str, hooks: Sequence[Configured], keep: s
     )
     launcher.chmod(0o755)
     by_command: dict[str, list[ShimEntry]] = {}
+    scripts: dict[str, list[ShimEntry]] = {}
     for h in hooks:
+        if h.key in keep and h.program is not None:  # a hook file: a shell started with it as its script,
+            path = str(run.workspace / h.source)  # or `sh -c "'FILE'"` (Cline 2.x's Node, shell: true)
+            scripts.setdefault(os.path.realpath(path), []).append(ShimEntry(key=h.key, event=h.native))
+            for command in (path, "'" + path.replace("'", "'\\''") + "'"):
+                by_command.setdefault(command, []).append(ShimEntry(key=h.key, event=h.native))
+            continue
         # as written, and as a CLI that expands its project variable itself passes it (Gemini)
         if h.key in keep and h.type == "command":
             for command in dict.fromkeys([h.command, EXPANDED_VARS.sub(str(run.workspace).replace("\\", "\\\\"), h.command)]):
                 by_command.setdefault(command, []).append(ShimEntry(key=h.key, event=h.native))
-    config = ShimConfig(records=str(run.records), log=str(run.records / "shells.jsonl"), real=real, hooks=by_command)
+    config = ShimConfig(
+        records=str(run.records), log=str(run.records / "shells.jsonl"), real=real, hooks=by_command, scripts=scripts
+    )
     (run.bin / "shim.json").write_text(json.dumps(config))
     return real, str(launcher)

@@ -308,6 +308,7 @@ class ShimConfig(TypedDict):
     log: str  # shells.jsonl: every other shell started with -c, and its string
     real: dict[str, str]  # a system shell's real path -> where its real binary is bound
     hooks: dict[str, list[ShimEntry]]  # a configured command, exactly as written -> its hooks
+    scripts: NotRequired[dict[str, list[ShimEntry]]]  # a hook file's real path -> its hooks (a shell run with it as its script)
 
 
 class Signal(TypedDict):

@@ -15,6 +15,11 @@ starts a hook and a tool's command as `SHELL [options] -c STRING`:
 - anything else: one line {pid, ancestors, command, at} is appended to shells.jsonl and the
   real shell replaces this process (exec): what ran in the session, outside hooks, is read
   off that log (a scripted step's command, found in the string its shell was started with).
+
+A hook that is a file (Cline's hook folders) is started as `SHELL FILE` (Cline 3.x names its
+shebang's shell; a shebang run by the kernel comes to the same): a shell whose script is a
+configured hook file (shim.json `scripts`, by real path) is recorded as that hook's, as above,
+unless it runs under a hook already recorded (the kernel running the file `sh -c 'FILE'` named).
 """
 
 from __future__ import annotations
@@ -45,9 +50,8 @@ record_path = ""
 child: subprocess.Popen[bytes] | None = None
 
 
-def command_string(args: list[str]) -> str | None:
-    """The STRING of `sh [options] -c STRING [name [args]]`, or None when the shell was not
-    given -c (a script, an interactive shell)."""
+def operands(args: list[str]) -> tuple[bool, int]:
+    """Whether `sh [options] ...` was given -c, and where its first operand is."""
     with_c, i = False, 0
     while i < len(args):
         a = args[i]
@@ -64,7 +68,35 @@ def command_string(args: list[str]) -> str | None:
             continue
         with_c = with_c or (a.startswith("-") and "c" in a[1:])
         i += 1
+    return with_c, i
+
+
+def command_string(args: list[str]) -> str | None:
+    """The STRING of `sh [options] -c STRING [name [args]]`, or None when the shell was not
+    given -c (a script, an interactive shell)."""
+    with_c, i = operands(args)
     return args[i] if with_c and i < len(args) else None
+
+
+def script_of(args: list[str]) -> str | None:
+    """The real path of the script of `sh [options] SCRIPT [args]` (None: -c, or no script),
+    as the shell finds it: relative to its working directory."""
+    with_c, i = operands(args)
+    if with_c or i >= len(args) or args[i] in ("-", "+"):
+        return None
+    return os.path.realpath(os.path.join(os.getcwd(), args[i]))
+
+
+def inside_hook(records: str, pids: list[int]) -> bool:
+    """Whether one of these processes is a recorded hook's watcher (records are named
+    NS-PID.json): a hook file its `sh -c 'FILE'` started, run by the kernel through its
+    shebang, is that hook's, not a second invocation."""
+    try:
+        names = os.listdir(records)
+    except OSError:
+        return False
+    recorded = {n.rsplit("-", 1)[-1].removesuffix(".json") for n in names if n.endswith(".json")}
+    return any(str(p) in recorded for p in pids)
 
 
 def ancestors() -> list[int]:
@@ -195,6 +227,10 @@ def main(config_path: str) -> int:
     real = config["real"].get(os.path.realpath(argv[0])) or next(iter(config["real"].values()))
     command = command_string(argv[1:])
     entries = config["hooks"].get(command) if command is not None else None
+    if command is None and config.get("scripts"):  # a hook file, run as `sh FILE` (Cline 3.x; a shebang)
+        script = script_of(argv[1:])
+        entries = config["scripts"].get(script or "") if script else None
+        entries = None if entries and inside_hook(config["records"], ancestors()) else entries
     if entries:
         return run_hook(config, real, argv, entries, started, main_at)
     if command is not None:

@@ -44,7 +44,7 @@ def command_keys(agent: str) -> tuple[str, str]:
     """The keys a command entry is written with in the agent's own config: those of its first
     hook source (agents/*.py, as `probe check` reads them), e.g. Copilot's bash and timeoutSec."""
     sources = AGENTS[agent].hook_sources
-    return (sources[0].command_keys[0], sources[0].timeout_key) if sources else DEFAULT_COMMAND_KEYS
+    return (sources[0].command_keys[0], sources[0].timeout_key) if sources and sources[0].command_keys else DEFAULT_COMMAND_KEYS
 
 
 def uses(recipe: Recipe, agent: str) -> set[tuple[str, str]]:

@@ -149,6 +149,7 @@ ALLOWED = {
     "check/workspace.py:folder_entries:readlink": "the user's hook folder (input)",
     "check/workspace.py:folder_entries:scandir": "the user's hook folder (input)",
     "check/config.py:load_config:read_bounded": "the user's hook folder (input)",
+    "check/config.py:hook_file:read_bounded": "the user's hook folder (input): a hook file's shebang",
     "check/command.py:prepare:is_dir": "the user's hook folder (input)",
     "classify/session.py:hook_texts:walk": "a JSON value, not a path",
     "classify/session.py:walk:walk": "a JSON value, not a path",
