@@ -4,10 +4,12 @@ heuristics (loose matches, marked `heuristic` on their items)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
+from probes.limits import BadFile
 from probes.surface.model import Item
-from probes.surface.scan import Blob, enclosing_object, object_keys, string_arrays
+from probes.surface.scan import Blob, enclosing_object, mapped, object_keys, string_arrays
 
 ENV_NAME = re.compile(rb"[A-Z][A-Z0-9_]{2,60}")
 ENV_ANCHOR = (
@@ -86,3 +88,24 @@ def handler_schemas(blob: Blob, matches: Iterable[re.Match[bytes]], anchor: str)
             if k != "type"
         ]
     return items
+
+
+def first_declaring(
+    prefix: Path, rels: list[str], read_blob: Callable[[Blob], list[Item]], needle: bytes = b"Hook"
+) -> tuple[list[Item], list[str]]:
+    """Each anchor's items from the first of `rels` (an esbuild bundle's chunks, by name) that
+    declares any: several chunks carry the same definitions. A file without `needle` is skipped."""
+    got: dict[str, list[Item]] = {}
+    notes: list[str] = []
+    for rel in rels:
+        try:
+            with mapped(prefix, rel) as blob:
+                if blob.data.find(needle) < 0:
+                    continue
+                for item in read_blob(blob):
+                    key = f"{item.kind}:{item.anchor}"
+                    if got.setdefault(key, [item])[0].file == item.file and item not in got[key]:
+                        got[key].append(item)
+        except BadFile as e:
+            notes.append(str(e))
+    return [i for items in got.values() for i in items], notes

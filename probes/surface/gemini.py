@@ -16,10 +16,9 @@ import re
 from pathlib import Path
 
 from probes.agents import Agent
-from probes.limits import BadFile
-from probes.surface.common import env_beside, output_reads
+from probes.surface.common import env_beside, first_declaring, output_reads
 from probes.surface.model import Item
-from probes.surface.scan import Blob, mapped, object_keys, ts_enum
+from probes.surface.scan import Blob, object_keys, ts_enum
 
 BUNDLE = "node_modules/@google/gemini-cli/bundle"
 MAX_CHUNKS = 400  # 0.61.0 ships 84 files
@@ -86,17 +85,4 @@ def read(agent: Agent, prefix: Path) -> tuple[list[Item], list[str]]:
     chunks = sorted(p.name for p in root.glob("*.js"))[:MAX_CHUNKS] if root.is_dir() else []
     if not chunks:
         return [], [f"no bundle found ({BUNDLE}/*.js)"]
-    got: dict[str, list[Item]] = {}
-    notes: list[str] = []
-    for name in chunks:
-        try:
-            with mapped(prefix, f"{BUNDLE}/{name}") as blob:
-                if blob.data.find(b"Hook") < 0:
-                    continue
-                for item in read_blob(blob):
-                    key = f"{item.kind}:{item.anchor}"
-                    if got.setdefault(key, [item])[0].file == item.file and item not in got[key]:
-                        got[key].append(item)
-        except BadFile as e:
-            notes.append(str(e))
-    return [i for items in got.values() for i in items], notes
+    return first_declaring(prefix, [f"{BUNDLE}/{name}" for name in chunks], read_blob)

@@ -204,18 +204,21 @@ def enclosing_object(data: Buffer, pos: int, back: int = BACK_MAX) -> int | None
 
 
 def ts_enum(data: Buffer, name: str) -> list[tuple[int, list[tuple[str, str, int]]]]:
-    """A TypeScript enum as esbuild emits it, `var NAME = ((NAME2) => { NAME2["K"] = "v"; ...`:
-    per definition (offset, [(member, value, offset of the value's quote)])."""
-    head = rb"var " + re.escape(name.encode()) + rb" = /\* @__PURE__ \*/ \(\((\w+)\) => \{"
+    """A TypeScript enum as esbuild emits it, `var NAME = ((NAME2) => { NAME2["K"] = "v"; ...`,
+    or as tsc does, `(function(NAME2) { NAME2["K"] = "v"; ... })(NAME || (NAME = {}))` (Qwen Code
+    0.15): per definition (offset, [(member, value, offset of the value's quote)])."""
+    n = re.escape(name.encode())
+    head = rb"var " + n + rb" = /\* @__PURE__ \*/ \(\((\w+)\) => \{|\(function\s?\((" + n + rb"\d*)\)\s?\{"
     found = []
     for m in re.finditer(head, data):
-        end = data.find(b"return", m.end(), m.end() + 20000)
+        arrow = m.group(1) is not None
+        end = data.find(b"return" if arrow else b"})(" + name.encode(), m.end(), m.end() + 20000)
         if end < 0:
             continue
         body = bytes(data[m.end() : end])
         members = [
             (e.group(1).decode(), e.group(2).decode(), m.end() + e.start(2) - 1)
-            for e in re.finditer(re.escape(m.group(1)) + rb'\["(\w+)"\] = "([^"\\]{1,200})"', body)
+            for e in re.finditer(re.escape(m.group(1) or m.group(2)) + rb'\["(\w+)"\] = "([^"\\]{1,200})"', body)
         ]
         found.append((m.start(), members))
     return found

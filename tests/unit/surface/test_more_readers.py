@@ -1,0 +1,120 @@
+"""The readers of the newer agents (qwen, pi, ...) on small fake files: our own parsing only
+(tests/real/test_surface.py reads real installs)."""
+
+from __future__ import annotations
+
+from probes.surface import pi, qwen
+from probes.surface.model import Item
+from probes.surface.scan import Blob, ts_enum
+
+
+def names(items: list[Item], kind: str) -> list[str]:
+    return [i.name for i in items if i.kind == kind]
+
+
+def at_name(data: bytes, items: list[Item]) -> None:
+    """Every offset points at the item's name (a field's last part)."""
+    for item in items:
+        name = item.name.rsplit(".", 1)[-1]
+        assert item.offset is not None
+        assert data[item.offset : item.offset + len(name)].decode() == name, item
+
+
+QWEN_BLOB = b"""var HookEventName = /* @__PURE__ */ ((HookEventName2) => {
+  HookEventName2["PreToolUse"] = "PreToolUse";
+  HookEventName2["TodoCreated"] = "TodoCreated";
+  return HookEventName2;
+})(HookEventName || {});
+function getHookKey(hook) {
+  switch (hook.type) {
+    case "command" /* Command */:
+      return hook.command;
+    case "function" /* Function */:
+      return hook.id;
+  }
+}
+var HOOK_DEFINITION_ITEMS = {
+  type: "object",
+  properties: {
+    matcher: { type: "string" },
+    hooks: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          type: {
+            type: "string",
+            enum: ["command", "http"],
+          },
+          command: {
+            type: "string",
+            description: 'The command. Required for "command" type.'
+          },
+          url: {
+            type: "string",
+            description: 'The URL {to} POST. Required for "http" type.'
+          },
+          timeout: {
+            type: "number",
+            description: "Timeout in seconds, for any type."
+          }
+        }
+      }
+    }
+  }
+};
+var DefaultHookOutput = class {
+  static {
+    __name(this, "DefaultHookOutput");
+  }
+  continue;
+  terminalSequence;
+  constructor(data = {}) {}
+};
+        QWEN_PROJECT_DIR: input.cwd,
+"""
+
+# tsc's enum, as Qwen Code 0.15's cli.js carries it
+QWEN_TSC = b"""    (function(HookType2) {
+      HookType2["Command"] = "command";
+      HookType2["Http"] = "http";
+    })(HookType || (HookType = {}));
+"""
+
+
+def test_qwen_reads_its_enum_schema_key_cases_and_output_class():
+    items = qwen.read_blob(Blob("chunk.js", QWEN_BLOB))
+    assert names(items, "event") == ["PreToolUse", "TodoCreated"]
+    assert names(items, "handler_type") == ["command", "http", "command", "function"]  # deduped by the surface
+    assert names(items, "handler_field") == ["command.command", "http.url", "command.timeout"]
+    assert names(items, "decision_field") == ["continue", "terminalSequence"]
+    at_name(QWEN_BLOB, items)
+
+
+def test_ts_enum_reads_tscs_function_form():
+    found = ts_enum(QWEN_TSC, "HookType")
+    assert [[v for _, v, _ in members] for _, members in found] == [["command", "http"]]
+    assert qwen.read_blob(Blob("cli.js", QWEN_TSC))[1].name == "http"
+
+
+PI_BLOB = b"""export interface ToolCallEventResult {
+    /** Block tool execution. */
+    block?: boolean;
+    reason?: string;
+    nested?: {
+        inner: string;
+    };
+}
+export interface ExtensionAPI {
+    on(event: "session_start", handler: ExtensionHandler<SessionStartEvent>): void;
+    on(event: "tool_call", handler: ExtensionHandler<ToolCallEvent, ToolCallEventResult>): void;
+    on(event: "input", handler: ExtensionHandler<InputEvent, MissingResult>): void;
+}
+"""
+
+
+def test_pi_reads_the_on_overloads_and_their_result_fields():
+    items = pi.read_blob(Blob("types.d.ts", PI_BLOB))
+    assert names(items, "event") == ["session_start", "tool_call", "input"]
+    assert names(items, "decision_field") == ["tool_call.block", "tool_call.reason", "tool_call.nested"]
+    at_name(PI_BLOB, items)
