@@ -42,8 +42,8 @@ def test_cline_hook_files_deny_audit_and_an_unwatched_python_hook(real_tools, tm
     from probes.evidence.model import load_evidence
 
     ev = load_evidence(Path(report["evidence"]))
-    assert "rm probe-victim.txt" not in json.dumps(ev["observations"]["workspace_changes"])
     changes = ev["observations"]["workspace_changes"]
+    assert "probe-victim.txt" not in changes  # not removed
     assert ".audit/log.jsonl" in changes and "py-ran.txt" in changes  # the Python hook ran, unseen: not judged
     # 3.0.65 starts a hook file with its shebang's shell, the file as its script
     started = [(inv["event"], inv["argv"][0].rsplit("/", 1)[-1], inv["argv"][1:]) for inv in ev["invocations"]]
