@@ -152,6 +152,9 @@ class Agent(Protocol):
     plugin_sources: tuple[str, ...] = ()
     plugin_api: str | None = None
     plugin_package: str | None = None
+    # the package.json key under which a plugin folder declares its plugins, which the CLI loads
+    # instead of an index (pi: {"pi": {"extensions": [...]}}); None: no such manifest
+    plugin_manifest: str | None = None
     tty: Tty
 
     def binary_path(self, prefix: Path) -> Path: ...

@@ -130,6 +130,7 @@ class Pi(Agent):
     # .pi/extensions/*.{ts,js}, and a folder's index.ts (else index.js) one level down
     plugin_sources = tuple(f".pi/extensions/{f}" for f in ("*.ts", "*.js", "*/index.ts", "*/index.js"))
     plugin_api = "registered"  # the default export registers handlers with pi.on
+    plugin_manifest = "pi"  # readPiManifest: package.json's pi.extensions
     startup_s = 10.0
 
     def binary_path(self, prefix: Path) -> Path:

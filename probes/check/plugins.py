@@ -45,11 +45,13 @@ MANIFEST_WHY = (
 )
 
 
-def manifest(path: Path, label: str) -> bool:
+def manifest(agent: Agent, path: Path, label: str) -> bool:
     """Whether a folder's package.json declares extensions (pi's readPiManifest: pi.extensions)."""
+    if agent.plugin_manifest is None:
+        return False
     data = load_config(path, label)
-    pi_field = data.get("pi") if isinstance(data, dict) else None
-    return isinstance(pi_field, dict) and bool(pi_field.get("extensions"))
+    declared = data.get(agent.plugin_manifest) if isinstance(data, dict) else None
+    return isinstance(declared, dict) and bool(declared.get("extensions"))
 
 
 def discover(agent: Agent, folder: Path) -> list[Plugin]:
@@ -62,7 +64,7 @@ def discover(agent: Agent, folder: Path) -> list[Plugin]:
             label = str(path.relative_to(folder))
             if pattern.endswith(("/index.ts", "/index.js")):
                 package = path.parent / "package.json"
-                if package.is_file() and manifest(package, str(package.relative_to(folder))):
+                if package.is_file() and manifest(agent, package, str(package.relative_to(folder))):
                     found.setdefault(str(package.relative_to(folder)), MANIFEST_WHY)
                     continue
                 if path.name == "index.js" and (path.parent / "index.ts").exists():
