@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from probes.surface import pi, qwen
+from probes.surface import opencode, pi, qwen
 from probes.surface.model import Item
 from probes.surface.scan import Blob, ts_enum
 
@@ -13,9 +13,9 @@ def names(items: list[Item], kind: str) -> list[str]:
 
 
 def at_name(data: bytes, items: list[Item]) -> None:
-    """Every offset points at the item's name (a field's last part)."""
+    """Every offset points at the item's name (a field's last part; an event's whole, dotted or not)."""
     for item in items:
-        name = item.name.rsplit(".", 1)[-1]
+        name = item.name if item.kind == "event" else item.name.rsplit(".", 1)[-1]
         assert item.offset is not None
         assert data[item.offset : item.offset + len(name)].decode() == name, item
 
@@ -118,3 +118,35 @@ def test_pi_reads_the_on_overloads_and_their_result_fields():
     assert names(items, "event") == ["session_start", "tool_call", "input"]
     assert names(items, "decision_field") == ["tool_call.block", "tool_call.reason", "tool_call.nested"]
     at_name(PI_BLOB, items)
+
+
+# opencode's binary, minified (1.18) and not (Kilo 7.0): triggers with their output, the plugin
+# loop, bus event definitions
+OPENCODE_BLOB = (
+    b'yield*i.trigger("tool.execute.before",{tool:k.id,sessionID:H.sessionID},{args:b});'
+    b"for(let V of K)V.event?.({event:{id:N.id}});"
+    b'cs=mo.define({type:"session.idle",schema:{sessionID:Po}}),'
+    b'Created:Q_({type:"session.created",version:1,aggregate:"sessionID",schema:{}}),'
+    b'Other:{type:"not.an.event"},\n'
+    b'      await Plugin.trigger("chat.message", {\n        sessionID\n      }, { message: m, parts });\n'
+    b'        hook["config"]?.(cfg);\n'
+    b'for (const hook of hooks) {\n          hook["config"]?.(cfg);\n'
+    b'      Idle: BusEvent.define("session.error", zod_default.object({}))\n'
+)
+
+
+def test_opencode_reads_triggers_their_outputs_plugin_loops_and_bus_events():
+    items = opencode.read_blob(Blob("opencode", OPENCODE_BLOB))
+    assert names(items, "event") == [
+        "tool.execute.before",
+        "chat.message",
+        "event",
+        "config",
+        "session.idle",
+        "session.created",
+        "session.error",
+    ]
+    assert [i.heuristic for i in items if i.kind == "event"] == [False] * 4 + [True] * 3  # a bus event may not reach plugins
+    # a shorthand key (`{ parts }`) is not read: object_keys reads `key:` only
+    assert names(items, "decision_field") == ["tool.execute.before.args", "chat.message.message"]
+    at_name(OPENCODE_BLOB, items)
