@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from probes.surface import opencode, pi, qwen
-from probes.surface.model import Item
+from probes.surface import droid, opencode, pi, qwen
+from probes.surface.model import Item, dedupe
 from probes.surface.scan import Blob, ts_enum
 
 
@@ -150,3 +150,39 @@ def test_opencode_reads_triggers_their_outputs_plugin_loops_and_bus_events():
     # a shorthand key (`{ parts }`) is not read: object_keys reads `key:` only
     assert names(items, "decision_field") == ["tool.execute.before.args", "chat.message.message"]
     at_name(OPENCODE_BLOB, items)
+
+
+DROID_BLOB = (
+    b'VL=x(["PreToolUse","PostToolUse","Stop","SessionEnd"]),og=["PreToolUse","Stop"];'
+    b'hn=n({type:f("http"),name:H(),url:H().url()}),fn=F([Sn,hn]),'  # an MCP server's, not a hook's
+    b'We=n({type:f("command"),command:H(),timeout:l().optional(),preserveRiskLevel:E().optional()}),'
+    b"Ye=n({matcher:H().optional(),hooks:c(We)}),"
+    b'Ne=n({hookEventName:qe.optional(),permissionDecision:x(["allow","deny"]).optional(),updatedInput:U(N()).optional()}),'
+    b"Le=n({continue:E().optional(),decision:x([]).optional(),hookSpecificOutput:Ne.optional()}).passthrough();"
+    b"S=In({...process.env,FACTORY_PROJECT_DIR:y,DROID_PROJECT_DIR:y,OTHER:1})"
+)
+# 0.99.0: no output schema, its fields copied off the parsed output
+DROID_OLD = (
+    b"if(z.continue=y.continue,z.stopReason=y.stopReason,z.reason=y.reason,y.hookSpecificOutput)"
+    b"z.hookSpecificOutput={permissionDecision:y.hookSpecificOutput.permissionDecision}"
+)
+
+
+def test_droid_reads_its_event_list_handler_schema_output_schema_and_env():
+    items = droid.read_blob(Blob("droid", DROID_BLOB))
+    assert names(items, "event") == ["PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
+    assert names(items, "handler_type") == ["command"]  # the http object is named by no matcher's hooks
+    assert names(items, "handler_field") == ["command.command", "command.timeout", "command.preserveRiskLevel"]
+    assert names(items, "decision_field") == [
+        "continue",
+        "decision",
+        "hookSpecificOutput",
+        "hookSpecificOutput.permissionDecision",
+        "hookSpecificOutput.updatedInput",
+    ]
+    assert names(items, "env") == ["FACTORY_PROJECT_DIR", "DROID_PROJECT_DIR"]
+    at_name(DROID_BLOB, items)
+    old = dedupe(droid.read_blob(Blob("droid", DROID_OLD)))  # as the surface is: a read of hookSpecificOutput too
+    assert names(old, "decision_field") == ["continue", "stopReason", "reason", "hookSpecificOutput.permissionDecision"]
+    assert all(i.heuristic for i in old)
+    at_name(DROID_OLD, old)
