@@ -69,7 +69,7 @@ def test_a_recipe_uses_its_native_event_type_and_fields():
         (["surface", "--diff", "claude@2.1.332"], "--diff compares two versions"),
         (["surface", "--diff", "claude@2.1.332", "codex@0.171.0"], "two versions of one agent"),
         (["surface", "--diff", "--coverage", "claude@1.0.0", "claude@1.0.1"], "separate views"),
-        (["surface", "vscode@4.139.1"], "probe surface reads claude, codex, copilot, droid, gemini, kilo, opencode, pi, qwen"),
+        (["surface", "vscode@4.139.1"], "; not vscode"),  # probe surface reads AGENTS; not vscode
         (["surface", "claud@1.0.0"], "unknown agent"),
         (["surface", "claude@x"], "malformed spec"),
     ],

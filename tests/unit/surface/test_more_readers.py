@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from probes.surface import droid, opencode, pi, qwen
+from probes.surface import auggie, droid, opencode, pi, qwen
 from probes.surface.model import Item, dedupe
 from probes.surface.scan import Blob, ts_enum
 
@@ -186,3 +186,32 @@ def test_droid_reads_its_event_list_handler_schema_output_schema_and_env():
     assert names(old, "decision_field") == ["continue", "stopReason", "reason", "hookSpecificOutput.permissionDecision"]
     assert all(i.heuristic for i in old)
     at_name(DROID_OLD, old)
+
+
+AUGGIE_BLOB = (
+    b'var Whn=["PreToolUse","Stop","PromptSubmit"],Lnt=["beforeShellExecution","afterFileEdit","stop"];'
+    b'dgi=te.enum(["PreToolUse","Stop"],{errorMap:()=>({message:"Invalid event type"})}),YQs=dgi.options,'
+    b'Hnt=te.object({type:te.literal("command"),command:te.string().min(1,"a {brace"),timeout:te.number().optional()}),'
+    + b" " * 700
+    + b'Srv=te.object({type:te.literal("http"),url:te.string()});'  # far from the enum: not a hook's
+    + b"var mao=te.object({continue:te.boolean().optional(),systemMessage:te.string().optional()}),"
+    b"gao=te.object({permissionDecision:te.enum([]).optional(),updatedInput:te.record(te.unknown()).optional()}),"
+    b'Eao=te.discriminatedUnion("hookEventName",[te.object({hookEventName:te.literal("PreToolUse"),...gao.shape}),'
+    b'te.object({hookEventName:te.literal("Stop")})]),bao=mao.extend({hookSpecificOutput:Eao.optional()});'
+    b"let l={...process.env,AUGMENT_PROJECT_DIR:e,AUGMENT_HOOK_EVENT:e.hook_event_name};"
+)
+
+
+def test_auggie_reads_its_lists_handler_schema_and_output_union():
+    items = auggie.read_blob(Blob("augment.mjs", AUGGIE_BLOB))
+    assert names(items, "event") == ["PreToolUse", "Stop", "PromptSubmit", "beforeShellExecution", "afterFileEdit", "stop"]
+    assert names(items, "handler_type") == ["command"]
+    assert names(items, "handler_field") == ["command.command", "command.timeout"]
+    assert names(items, "decision_field") == [
+        "continue",
+        "systemMessage",
+        "PreToolUse.permissionDecision",
+        "PreToolUse.updatedInput",
+    ]
+    assert names(items, "env") == ["AUGMENT_PROJECT_DIR", "AUGMENT_HOOK_EVENT"]
+    at_name(AUGGIE_BLOB, items)
