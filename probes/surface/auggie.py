@@ -37,7 +37,7 @@ MAX_MATCHES = 200
 
 
 def handlers(blob: Blob) -> list[Item]:
-    matches = []
+    matches: list[re.Match[bytes]] = []
     at = blob.data.find(ENUM_END)
     while at >= 0 and len(matches) < MAX_MATCHES:
         matches += list(HANDLER_RE.finditer(blob.data, at, at + HANDLER_WITHIN))
