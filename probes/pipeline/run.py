@@ -20,7 +20,9 @@ from probes.agents import AGENTS, Agent
 from probes.backends import BACKENDS, Backend
 from probes.catalog.setup import parse_pairs, split_stem
 from probes.errors import InputError
+from probes.evidence import unrunnable
 from probes.evidence.store import check_writable
+from probes.limits import warn
 from probes.pipeline import steps
 from probes.pipeline.rundirs import RunDirs
 from probes.pipeline.steps import Prepared
@@ -36,14 +38,28 @@ DISK_FULL = "disk-full"  # the outcome of a session the runner ended at the run'
 __all__ = ["check_writable", "probe", "probe_repeated", "resolve"]
 
 
-def resolve(spec_text: str) -> tuple[Agent, str, str]:
+def resolve(spec_text: str, results: Path | None = None) -> tuple[Agent, str, str]:
     """(agent, requested version, exact version). An installed exact version needs no
-    registry round trip; anything else is checked against the registry."""
+    registry round trip; anything else is checked against the registry. `latest` that the
+    atlas found cannot run here (results/AGENT/unrunnable.json) is the newest release below
+    it that can, said on stderr."""
     s = spec.parse_spec(spec_text, AGENTS)
     agent = AGENTS[s.agent]
     if s.version != "latest" and prefixes.installed(agent, s.version):
         return agent, s.version, s.version
-    return agent, s.version, spec.resolve(s, agent.package, translate=agent.translate_version)
+    pub = spec.published(agent.package)
+    exact = spec.resolve(s, agent.package, pub, translate=agent.translate_version)
+    lost = unrunnable.read(results, agent.name) if s.version == "latest" and results is not None else {}
+    if results is not None and exact in lost:
+        top = spec.semver_key(exact)
+        below = [v for v in pub.versions if v not in lost and not spec.is_prerelease(v) and spec.semver_key(v) < top]
+        if not below:
+            raise InputError(f"{agent.name} latest is {exact}, which cannot run here: {lost[exact]}")
+        runnable = max(below, key=spec.semver_key)
+        where = unrunnable.path_of(results, agent.name)
+        warn(f"{agent.name} latest is {exact}, which cannot run here ({where}): {runnable}, the newest release that can")
+        exact = runnable
+    return agent, s.version, exact
 
 
 def load_recipe(name: str, agent: Agent, setup: Mapping[str, str] | None = None) -> ResolvedRecipe:
@@ -80,7 +96,14 @@ def probe_repeated(
     return records, path, save_unless_unchanged(path, records[-1], update)
 
 
-def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs, setup: Mapping[str, str] | None = None) -> Prepared:
+def prepare(
+    spec_text: str,
+    recipe_name: str,
+    backend: Backend,
+    run: RunDirs,
+    setup: Mapping[str, str] | None = None,
+    results: Path | None = None,
+) -> Prepared:
     """Everything a probe does before its session: the version (installed once), the recipe,
     the workspace, the hooks registered, the runner's plan. Bad input fails here, in this order."""
     # Start-up: plan loads the recipes' models (pydantic), after the runner was launched.
@@ -89,7 +112,7 @@ def prepare(spec_text: str, recipe_name: str, backend: Backend, run: RunDirs, se
     recipe = load_recipe(recipe_name, AGENTS[spec.parse_spec(spec_text, AGENTS).agent], setup)  # before any registry wait
     if recipe.setup["sh"] != "dash" and backend.name != "local":  # only the local jail binds a shell
         raise InputError(f"sh={recipe.setup['sh']} runs with --backend local (the image's /bin/sh is dash)")
-    agent, requested, version = resolve(spec_text)
+    agent, requested, version = resolve(spec_text, results)
     if recipe.mode not in backend.modes:
         able = ", ".join(b.name for b in BACKENDS.values() if recipe.mode in b.modes)
         raise InputError(f"recipe {recipe.name!r} is {recipe.mode}: it runs with --backend {able}")
@@ -120,7 +143,7 @@ def probe(
     began = _previous_end[-1] if _previous_end else startup_began(IMPORTED_AT, process_start())
     backend = BACKENDS[backend_name]
     check_writable(results)
-    with steps.session(backend, lambda run: prepare(spec_text, recipe_name, backend, run, setup)) as done:
+    with steps.session(backend, lambda run: prepare(spec_text, recipe_name, backend, run, setup, results)) as done:
         # Record modules (steps.RECORD_MODULES): loaded by now, in the thread, while the CLI ran.
         from probes.classify import label
         from probes.evidence.model import HarnessTimes, evidence_path, save_evidence
