@@ -14,7 +14,7 @@ from pathlib import Path
 from probes.agents import Agent
 from probes.errors import InputError
 from probes.limits import BadFile, read_bounded
-from probes.surface import auggie, claude, codex, copilot, droid, gemini, kilo, opencode, pi, qwen
+from probes.surface import auggie, claude, cline, codex, copilot, droid, gemini, kilo, opencode, pi, qwen
 from probes.surface.help import read_flags
 from probes.surface.model import Item, Surface, dedupe
 from probes.versions.prefixes import cache_root
@@ -23,7 +23,8 @@ Reader = Callable[[Agent, Path], tuple[list[Item], list[str]]]
 # An agent's reader is the module of this package named after it (its `read`): agent names
 # live in probes/agents/ alone.
 READERS: dict[str, Reader] = {
-    m.__name__.rsplit(".", 1)[-1]: m.read for m in (auggie, claude, codex, copilot, droid, gemini, kilo, opencode, pi, qwen)
+    m.__name__.rsplit(".", 1)[-1]: m.read
+    for m in (auggie, claude, cline, codex, copilot, droid, gemini, kilo, opencode, pi, qwen)
 }
 CACHE_MAX = 8 << 20  # one cached surface (Claude 2.1.332: ~100 KiB)
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from probes.surface import auggie, droid, opencode, pi, qwen
+from probes.surface import auggie, cline, droid, opencode, pi, qwen
 from probes.surface.model import Item, dedupe
 from probes.surface.scan import Blob, ts_enum
 
@@ -215,3 +215,25 @@ def test_auggie_reads_its_lists_handler_schema_and_output_union():
     ]
     assert names(items, "env") == ["AUGMENT_PROJECT_DIR", "AUGMENT_HOOK_EVENT"]
     at_name(AUGGIE_BLOB, items)
+
+
+# Cline 3.x's binary (Bun's minified enum, its output parser) and 2.x's bundle
+CLINE3 = (
+    b'var uE;((G)=>{G.TaskStart="TaskStart";G.PreToolUse="PreToolUse";G.SessionShutdown="SessionShutdown"})(uE||={});'
+    b'let Q=Bp0.safeParse(Z);if(!(("cancel"in $)||("review"in $)||("overrideInput"in $)))return;'
+)
+CLINE2 = (
+    b'jHt=["TaskStart","TaskResume","Notification"],o=["TaskStart"];'
+    b'function F6n(){return{contextModification:"",cancel:!1,errorMessage:""}}'
+)
+
+
+def test_cline_reads_both_generations():
+    three = cline.read_blob(Blob("cline", CLINE3))
+    assert names(three, "event") == ["TaskStart", "PreToolUse", "SessionShutdown"]
+    assert names(three, "decision_field") == ["cancel", "review", "overrideInput"]
+    at_name(CLINE3, three)
+    two = cline.read_blob(Blob("cli.mjs", CLINE2))
+    assert names(two, "event") == ["TaskStart", "TaskResume", "Notification"]
+    assert names(two, "decision_field") == ["contextModification", "cancel", "errorMessage"]
+    at_name(CLINE2, two)
