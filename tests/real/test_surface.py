@@ -17,6 +17,9 @@ from probes.versions.install import install
 from tests.helpers import CLAUDE, CODEX, COPILOT, RESULTS, probe
 
 GEMINI = "gemini@0.61.0"  # in the CLI cache (tests/real/test_gemini.py probes it)
+# the newer agents' pinned versions, which their own tests (tests/real/test_AGENT.py) install
+QWEN, PI, DROID, AUGGIE = "qwen@0.24.4", "pi@0.73.1", "droid@0.225.2", "auggie@0.36.0"
+OPENCODE, KILO, CLINE = "opencode@1.18.33", "kilo@7.7.7", "cline@3.0.65"
 
 
 def read(spec: str) -> tuple[Surface, Path]:
@@ -108,3 +111,50 @@ def test_coverage_by_kind_of_the_pinned_claude_and_its_saved_surface(tmp_path):
     assert probe("surface", CLAUDE, "--save", "--results", str(tmp_path)).returncode == 0
     saved = Surface.model_validate_json((tmp_path / "claude" / f"surface-{CLAUDE.split('@')[1]}.json").read_text())
     assert {"PreToolUse", "Stop"} <= names(saved, "event") and not saved.of("flag")
+
+
+def test_qwen_and_pi_declare_their_events():
+    s, prefix = read(QWEN)
+    assert {"PreToolUse", "PostToolUseFailure", "TodoCreated", "InstructionsLoaded", "StopFailure"} <= names(s, "event")
+    assert {"command", "http", "prompt", "function"} <= names(s, "handler_type")
+    assert {"command.command", "command.timeout", "http.url", "prompt.prompt"} <= names(s, "handler_field")
+    assert {"continue", "decision", "hookSpecificOutput"} <= names(s, "decision_field")
+    assert "QWEN_PROJECT_DIR" in names(s, "env")
+    points_at_names(s, prefix)
+    s, prefix = read(PI)
+    assert {"tool_call", "tool_result", "session_start", "session_shutdown", "input", "agent_end"} <= names(s, "event")
+    assert {"tool_call.block", "tool_call.reason"} <= names(s, "decision_field")
+    assert not s.of("handler_type")
+    points_at_names(s, prefix, ("event",))
+
+
+def test_droid_and_auggie_declare_claude_shaped_hooks():
+    s, prefix = read(DROID)
+    assert {"PreToolUse", "PostToolUse", "Stop", "SubagentStop", "SessionEnd"} <= names(s, "event")
+    assert names(s, "handler_type") == {"command"}
+    assert {"command.command", "command.timeout"} <= names(s, "handler_field")
+    assert {"continue", "hookSpecificOutput.permissionDecision", "hookSpecificOutput.updatedInput"} <= names(s, "decision_field")
+    assert "FACTORY_PROJECT_DIR" in names(s, "env")
+    points_at_names(s, prefix)
+    s, prefix = read(AUGGIE)
+    assert {"PreToolUse", "PromptSubmit", "beforeShellExecution"} <= names(s, "event")
+    assert "UserPromptSubmit" not in names(s, "event")  # its prompt event is PromptSubmit
+    assert {"PreToolUse.permissionDecision", "Stop.decision"} <= names(s, "decision_field")
+    assert "AUGMENT_PROJECT_DIR" in names(s, "env")
+    points_at_names(s, prefix)
+
+
+def test_opencode_and_kilo_declare_their_plugin_hooks():
+    for spec in (OPENCODE, KILO):
+        s, prefix = read(spec)
+        assert {"tool.execute.before", "tool.execute.after", "chat.message", "event", "session.idle"} <= names(s, "event")
+        assert "permission.ask" not in names(s, "event")  # never triggered (FINDINGS)
+        assert "tool.execute.before.args" in names(s, "decision_field")
+        points_at_names(s, prefix, ("event",))
+
+
+def test_cline_declares_its_hook_files():
+    s, prefix = read(CLINE)
+    assert {"TaskStart", "PreToolUse", "PostToolUse", "UserPromptSubmit", "TaskError", "SessionShutdown"} <= names(s, "event")
+    assert {"cancel", "contextModification", "overrideInput"} <= names(s, "decision_field")
+    points_at_names(s, prefix, ("event", "decision_field"))
