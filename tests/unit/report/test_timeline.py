@@ -77,13 +77,13 @@ def test_of_results_reads_the_evidence_offline(tmp_path):
     (results / "copilot" / timeline.SNAPSHOT).unlink(missing_ok=True)
     t = timeline.of_results(results, "copilot", "payload-pretool", "tool_args_type")
     values = [s.value for s in t.segments]
-    assert values[:2] == ['"string"', '"object"'] and len(t.boundaries) == len(values) - 1
+    assert values[-2:] == ['"string"', '"object"'] and len(t.boundaries) == len(values) - 1  # 1.0.80 -> 1.0.81
     assert not any(b.exact for b in t.boundaries)  # no snapshot: nothing known to be exact
-    first = t.boundaries[0]
-    exact = timeline.of_results(results, "copilot", "payload-pretool", "tool_args_type", [first.before, first.after])
+    last = t.boundaries[-1]
+    exact = timeline.of_results(results, "copilot", "payload-pretool", "tool_args_type", [last.before, last.after])
     assert exact.boundaries[0].exact
     doc = timeline.as_json(exact)
-    assert doc["segments"][0]["value"] == "string" and set(doc["segments"][0]) == {"value", "from", "to", "probed"}
+    assert doc["segments"][-1]["value"] == "object" and set(doc["segments"][-1]) == {"value", "from", "to", "probed"}
     assert set(timeline.as_json(timeline.of_results(results, "copilot", "hang-pretool"))["segments"][0]) == {
         "outcome",
         "from",
@@ -109,7 +109,7 @@ def test_timeline_command_text_and_json(tmp_path):
     assert text.returncode == 0, text.stderr
     assert '-1.0.80 | "object" 1.0.81' in text.stdout and "1.0.80 -> 1.0.81: exact" in text.stdout
     doc = json.loads(probe_cmd("timeline", "copilot", "payload-pretool", "--json", results=results).stdout)
-    assert doc["segments"][0]["outcome"] == "recorded" and doc["boundaries"] == []
+    assert doc["segments"][-1]["outcome"] == "recorded" and all(b["exact"] for b in doc["boundaries"])
     none = probe_cmd("timeline", "copilot", "payload-pretool", results=tmp_path / "empty")
     assert none.returncode == 2 and none.stderr.count("\n") == 1
 
