@@ -1,4 +1,4 @@
-"""opencode's hook surface: plugin hooks (docs/opencode.md), read from its Bun-compiled binary
+"""The hook surface of opencode: plugin hooks (docs/opencode.md), read from its Bun-compiled binary
 (`node_modules/opencode-linux-x64/bin/opencode`, the JS inside; the install has no
 @opencode-ai/plugin types). Kilo Code's CLI is a fork and is read the same way (kilo.py).
 

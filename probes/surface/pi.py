@@ -1,4 +1,4 @@
-"""pi's hook surface: it has no hook config, its extensions call `pi.on(EVENT, handler)` (the
+"""The hook surface of pi: it has no hook config, its extensions call `pi.on(EVENT, handler)` (the
 probe's relay extension turns a recipe's command hooks into such handlers, docs/pi.md). What an
 extension may subscribe to is declared by the types the package ships,
 `dist/core/extensions/types.d.ts`:
