@@ -55,15 +55,17 @@ def handler_fields(blob: Blob) -> list[Item]:
     ]
 
 
-def decisions(blob: Blob) -> list[Item]:
-    m = CLASS_RE.search(blob.data)
+def decisions(blob: Blob, class_re: re.Pattern[bytes] = CLASS_RE, field_re: re.Pattern[bytes] = FIELD_RE) -> list[Item]:
+    """The fields of the class every hook output is read into (Qwen Code, a fork, spells it
+    alike: its reader passes its own patterns)."""
+    m = class_re.search(blob.data)
     if not m:
         return []
     end = blob.data.find(b"constructor(", m.end(), m.end() + 4000)
     body = bytes(blob.data[m.end() : end if end >= 0 else m.end()])
     return [
         Item(kind="decision_field", name=f.group(1).decode(), file=blob.rel, offset=m.end() + f.start(1), anchor=OUTPUT_ANCHOR)
-        for f in FIELD_RE.finditer(body)
+        for f in field_re.finditer(body)
     ]
 
 

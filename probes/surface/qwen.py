@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from probes.agents import Agent
+from probes.surface import gemini
 from probes.surface.common import env_beside, first_declaring, output_reads
 from probes.surface.gemini import enum_items
 from probes.surface.model import Item
@@ -29,7 +30,6 @@ SCHEMA_HEAD = b"var HOOK_DEFINITION_ITEMS = {"
 SCHEMA_ANCHOR = "the settings schema HOOK_DEFINITION_ITEMS: hooks.items.properties"
 TYPE_ANCHOR = "the settings schema HOOK_DEFINITION_ITEMS: hooks.items.properties.type.enum"
 KEY_ANCHOR = "a case of getHookKey's switch on hook.type (the HookType enum, inlined)"
-OUTPUT_ANCHOR = "a field of class DefaultHookOutput (every hook output is read into it)"
 CLASS_RE = re.compile(rb"DefaultHookOutput = class \{")
 FIELD_RE = re.compile(rb"\n\s{2,8}([A-Za-z_]\w{0,60});")
 CASE_RE = re.compile(rb'case "([a-z_]{1,30})" /\* \w+ \*/:')
@@ -91,15 +91,7 @@ def key_cases(blob: Blob) -> list[Item]:
 
 
 def decisions(blob: Blob) -> list[Item]:
-    m = CLASS_RE.search(blob.data)
-    if not m:
-        return []
-    end = blob.data.find(b"constructor(", m.end(), m.end() + 4000)
-    body = bytes(blob.data[m.end() : end if end >= 0 else m.end()])
-    return [
-        Item(kind="decision_field", name=f.group(1).decode(), file=blob.rel, offset=m.end() + f.start(1), anchor=OUTPUT_ANCHOR)
-        for f in FIELD_RE.finditer(body)
-    ]
+    return gemini.decisions(blob, CLASS_RE, FIELD_RE)
 
 
 def read_blob(blob: Blob) -> list[Item]:
