@@ -61,6 +61,18 @@ DENY_CODEX = (
 )
 
 
+QWEN, DROID, AUGGIE = "qwen@0.24.4", "droid@0.225.2", "auggie@0.36.0"
+
+
+def claude_shaped(folder: str, var: str, matcher: str, *scripts: str, timeout: int = 10) -> dict:
+    """A Claude-shaped settings file (Qwen Code, droid, Auggie) and its scripts: one PreToolUse
+    group running each script as "$VAR"/FOLDER/NAME.sh."""
+    hooks = [{"type": "command", "command": f'"${var}"/{folder}/{s}.sh', "timeout": timeout} for s in scripts]
+    files: dict = {f"{folder}/settings.json": {"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": hooks}]}}}
+    files |= {f"{folder}/{s}.sh": {"deny": DENY_CODEX, "audit": AUDIT}[s] for s in scripts}
+    return files
+
+
 @pytest.mark.real
 @pytest.mark.parametrize(
     "spec, files, tool",
@@ -94,8 +106,10 @@ DENY_CODEX = (
             },
             "exec_command",
         ),
+        (QWEN, claude_shaped(".qwen", "QWEN_PROJECT_DIR", "run_shell_command", "deny", timeout=10000), "run_shell_command"),
+        (DROID, claude_shaped(".factory", "FACTORY_PROJECT_DIR", "Execute", "deny"), "Execute"),
     ],
-    ids=["gemini", "codex"],
+    ids=["gemini", "codex", "qwen", "droid"],
 )
 def test_deny_policy_is_effective_and_the_file_survives(real_tools, tmp_path, spec, files, tool):
     code, report = checked(tmp_path, spec, files, "--scenario", "shell-destructive", "--strict")
@@ -135,37 +149,6 @@ def test_claude_hook_past_its_timeout_is_broken_and_nothing_outlives_the_run(rea
 
     ev = load_evidence(Path(report["evidence"]))
     assert ev["cleanup"] == {"alive_at_cli_exit": 0, "killed_by_harness": 0} and ev["network"] == "isolated"
-
-
-QWEN, DROID, AUGGIE = "qwen@0.24.4", "droid@0.225.2", "auggie@0.36.0"
-
-
-def claude_shaped(folder: str, var: str, matcher: str, *scripts: str, timeout: int = 10) -> dict:
-    """A Claude-shaped settings file (Qwen Code, droid, Auggie) and its scripts: one PreToolUse
-    group running each script as "$VAR"/FOLDER/NAME.sh."""
-    hooks = [{"type": "command", "command": f'"${var}"/{folder}/{s}.sh', "timeout": timeout} for s in scripts]
-    files: dict = {f"{folder}/settings.json": {"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": hooks}]}}}
-    files |= {f"{folder}/{s}.sh": {"deny": DENY_CODEX, "audit": AUDIT}[s] for s in scripts}
-    return files
-
-
-@pytest.mark.real
-@pytest.mark.parametrize(
-    "spec, files, tool",
-    [
-        (QWEN, claude_shaped(".qwen", "QWEN_PROJECT_DIR", "run_shell_command", "deny", timeout=10000), "run_shell_command"),
-        (DROID, claude_shaped(".factory", "FACTORY_PROJECT_DIR", "Execute", "deny"), "Execute"),
-    ],
-    ids=["qwen", "droid"],
-)
-def test_claude_shaped_deny_policy_is_effective(real_tools, tmp_path, spec, files, tool):
-    code, report = checked(tmp_path, spec, files, "--scenario", "shell-destructive", "--strict")
-    assert code == 0 and report["version"] == spec.split("@")[1], report
-    assert report["steps"] == [
-        {"kind": "shell", "tool": tool, "ran": False, "control_ran": True, "command": "rm probe-victim.txt"}
-    ]
-    [deny] = report["hooks"]
-    assert (deny["verdict"], deny["decision"], deny["expected"]) == ("effective", "deny", True), deny
 
 
 @pytest.mark.real
