@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-FIRST = ("test_signals.py", "test_matrix.py", "test_nightly.py")
+FIRST = ("test_signals.py", "test_matrix.py", "test_nightly.py", "test_docker.py", "test_surface.py")
 
 
 def real(item: pytest.Item) -> bool:
