@@ -58,18 +58,6 @@ AUX_TEXT = "ok"
 SEVERITY_ASKED = "<severity>N</severity>"
 HARMLESS = "<severity>0</severity>"
 MODEL = "probe-model"
-# Assistant messages a CLI writes into the conversation itself, not turns the model played:
-# Qwen Code before 0.15 acknowledges its own environment context (Gemini CLI's old opening).
-CANNED_ACKS = frozenset({"Got it. Thanks for the context!"})
-
-
-def played_turn(message: Mapping[str, Any]) -> bool:
-    """An assistant message the model played (not one of CANNED_ACKS)."""
-    if message.get("role") != "assistant":
-        return False
-    return message.get("tool_calls") is not None or texts.content_text(message.get("content")).strip() not in CANNED_ACKS
-
-
 # ---------------------------------------------------------------- script -> tool calls
 
 
@@ -140,7 +128,7 @@ def plan_reply(
     start, marker = current_prompt(messages, prompts or {})
     if marker and prompts:
         script = prompts[marker]
-    turn = sum(1 for m in messages[start + 1 :] if played_turn(m))
+    turn = sum(1 for m in messages[start + 1 :] if texts.played_turn(m))
     step = script[turn] if turn < len(script) else None
     if step is None or "text" in step:
         said = [s for s in script if "text" in s]
@@ -155,6 +143,11 @@ def plan_reply(
         return {"error": step["error"], "turn": turn}
     kind = step.get("tool", "")
     name = pick_tool(kind, schemas, tool_names or {})
+    wanted = (tool_names or {}).get(kind) or []
+    searched = any(texts.searched_only(m) for m in messages[start + 1 :])  # once: a hook may deny the search
+    if name is None and texts.TOOL_SEARCH in schemas and wanted and not searched:  # load it first: not a turn
+        load = {"query": f"select:{wanted[0]}"}
+        return {"tool": texts.TOOL_SEARCH, "kind": "tool_search", "turn": turn, "aux": True, "arguments": load}
     if name is None:
         return {"text": f"probe: no tool for kind {kind!r} in {sorted(schemas)}", "turn": turn, "missing_tool": kind}
     return {"tool": name, "kind": kind, "turn": turn, "arguments": tool_arguments(step, schemas[name])}

@@ -5,6 +5,7 @@ Standard library only (the runner's side)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,3 +62,29 @@ def conversation(body: Body) -> list[Message]:
             text += "\n" + call.get("function", {}).get("arguments", "")
         out.append({"role": role, "text": text})
     return out
+
+
+# A CLI that defers its tools offers the model a search that loads them (Claude Code 2.1.69's
+# ToolSearch offers nothing else): the model loads the step's tool with it first, unscripted.
+TOOL_SEARCH = "ToolSearch"
+
+
+def searched_only(message: Mapping[str, Any]) -> bool:
+    """An assistant message whose only tool calls load tools (TOOL_SEARCH): not a scripted turn."""
+    calls = [c.get("function", {}).get("name") for c in message.get("tool_calls") or []]
+    content = message.get("content")
+    if isinstance(content, list):
+        calls += [b.get("name") for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+    return bool(calls) and all(name == TOOL_SEARCH for name in calls)
+
+
+# Assistant messages a CLI writes into the conversation itself, not turns the model played:
+# Qwen Code before 0.15 acknowledges its own environment context (Gemini CLI's old opening).
+CANNED_ACKS = frozenset({"Got it. Thanks for the context!"})
+
+
+def played_turn(message: Mapping[str, Any]) -> bool:
+    """An assistant message the model played (not one of CANNED_ACKS, nor a tool search)."""
+    if message.get("role") != "assistant" or searched_only(message):
+        return False
+    return message.get("tool_calls") is not None or content_text(message.get("content")).strip() not in CANNED_ACKS

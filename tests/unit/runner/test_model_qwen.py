@@ -3,7 +3,8 @@ conversation with an acknowledgement the CLI writes itself, which is not a turn 
 
 from __future__ import annotations
 
-from probes.runner.model import plan_reply, played_turn
+from probes.runner.model import plan_reply
+from probes.runner.texts import played_turn
 
 TOOLS = [
     {
