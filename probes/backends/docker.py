@@ -126,7 +126,9 @@ class DockerBackend:
         return "/usr/bin/python3"
 
     def node_dir(self) -> str:
-        return "/usr/local/bin"  # node:22 images; Debian's nodejs is in /usr/bin, also on PATH
+        # the Node the image build installed for the CLI (versions/node.py) first, where it did;
+        # node:22 images' in /usr/local/bin; Debian's nodejs is in /usr/bin, also on PATH
+        return f"{PREFIX_IN_IMAGE / 'node' / 'bin'}:/usr/local/bin"
 
     def prepare(self, agent: Agent, version: str) -> Path:
         """The image for this version (built once, reused), and the CLI's prefix inside it."""

@@ -256,8 +256,7 @@ def runner_plan(
     env: dict[str, str | None] = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
     env.update(
         {
-            # the Node.js installed for the CLI (versions/node.py), where there is one, before the host's
-            "PATH": f"{agent.binary_path(prefix).parent}:{prefix / NODE_DIR / 'bin'}:{node_dir}:{BASE_PATH}",
+            "PATH": f"{agent.binary_path(prefix).parent}:{own_node_dir(prefix)}{node_dir}:{BASE_PATH}",
             "HOME": str(run.home),
             "TMPDIR": str(run.tmp),
             "XDG_CONFIG_HOME": str(run.home / ".config"),
@@ -305,6 +304,14 @@ def runner_plan(
     if interactive is not None:
         plan["interactive"], plan["prompt_scripts"] = interactive
     return plan
+
+
+def own_node_dir(prefix: Path) -> str:
+    """The Node.js installed for the CLI (versions/node.py) first on PATH, where there is one
+    ("DIR:"; "" leaves the PATH, and so the records, as without it). Docker's image puts its own
+    in the backend's node_dir."""
+    own = prefix / NODE_DIR / "bin"
+    return f"{own}:" if own.is_dir() else ""
 
 
 def jail_spec(run: RunDirs, prefix: Path, node_dir: str, sh: str = "dash") -> JailSpec:
