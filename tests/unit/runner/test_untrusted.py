@@ -163,6 +163,7 @@ ALLOWED = {
     "pipeline/normalise.py:normalise:walk": "a JSON value, not a path",
     "pipeline/normalise.py:walk:walk": "a JSON value, not a path",
     "pipeline/plan.py:register_hooks:read_text": "the harness's extension source",
+    "pipeline/plan.py:own_node_dir:is_dir": "the CLI install's own Node, before the session",
     "evidence/provenance.py:from_checkout:is_file": "the harness's own checkout",
     "evidence/provenance.py:read:read_bounded": "the harness's own checkout",
     "pipeline/steps.py:session:copy": "the harness's runner files into the run, before the session",
