@@ -60,7 +60,8 @@ def install(agent: Agent, version: str) -> Path:
             with progress.step(f"installing {agent.name} {version} from npm", sizer=lambda: progress.dir_bytes(staging)):
                 _npm_install(agent.package, version, staging, agent.install_env(staging))
                 npm_s = time.monotonic() - started
-                own_node = ensure_node(agent, version, staging)
+                wanted = agent.node_wanted(staging)
+                own_node = ensure_node(agent, version, staging, wanted)
                 agent.prepare_install(staging)
                 dropped = slim.drop_foreign(staging, agent.binary_path(staging))
                 shared = slim.share(staging, cache_root() / "store")
@@ -73,7 +74,7 @@ def install(agent: Agent, version: str) -> Path:
                 dropped_bytes=dropped,
                 shared_bytes=shared,
             )
-            record["node_wanted"] = agent.node_wanted(staging)
+            record["node_wanted"] = wanted
             if own_node:
                 record["node"] = own_node
             cache.write_record(prefix, record)
@@ -103,17 +104,18 @@ def _node_for_older_install(agent: Agent, version: str, prefix: Path) -> None:
         record = cache.read_record(prefix)
         if record is None or "node_wanted" in record:
             return
-        own_node = ensure_node(agent, version, prefix)
-        record["node_wanted"] = agent.node_wanted(prefix)
+        wanted = agent.node_wanted(prefix)
+        own_node = ensure_node(agent, version, prefix, wanted)
+        record["node_wanted"] = wanted
         if own_node:
             record["node"] = own_node
         cache.write_record(prefix, record)
 
 
-def ensure_node(agent: Agent, version: str, staging: Path) -> str | None:
+def ensure_node(agent: Agent, version: str, staging: Path, wanted: str | None = None) -> str | None:
     """The Node.js the CLI asks for, where the host's is older (node.py); its version."""
     try:
-        return node.ensure(staging, agent.node_wanted(staging), npm())
+        return node.ensure(staging, agent.node_wanted(staging) if wanted is None else wanted, npm())
     except node.NodeError as e:
         raise HarnessError(f"{agent.name} {version}: {e}") from None
 
