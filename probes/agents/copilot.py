@@ -207,6 +207,8 @@ class Copilot(Agent):
             "ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help",  # empty box, idle footer
             "busy": r"Working|esc (interrupt|edit prompt)",
             "approval": r"Do you want to allow this tool call\?|Do you want to run this command\?",
+            # 1.0.0-1.0.7 in a terminal ask for a GitHub login (its provider variables serve -p only)
+            "stuck": r"Please use /login to sign in",
         },
         "keys": {"yes": "1", "no": "\x1b"},
         "exit": "/exit",

@@ -71,6 +71,9 @@ class Markers(TypedDict):
     ready: str
     busy: str
     approval: str
+    # A screen that says the session will never get ready (a demand to sign in): the start step
+    # fails once it shows and the screen is quiet, not at the ready timeout.
+    stuck: NotRequired[str]
 
 
 class TtyStep(TypedDict):

@@ -142,6 +142,11 @@ class Driver:
     def ready(self) -> bool:
         return self.terminal.shows(self.markers["ready"]) and not self.terminal.shows(self.markers["busy"])
 
+    def stuck(self) -> bool:
+        """The agent's stuck marker on a screen quiet for QUIET_S: drawn for good, not in passing."""
+        pattern = self.markers.get("stuck")
+        return bool(pattern) and time.time() - self.terminal.last_output >= QUIET_S and self.terminal.shows(pattern or "")
+
     def wait(self, condition: Callable[[], bool], limit_s: float) -> bool:
         end = self.until(limit_s)
         while time.time() < end:
@@ -184,7 +189,9 @@ class Driver:
                 self.exit_codes.append(self.terminal.close())
             self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick, self.preexec)
             self.pgids.append(self.terminal.child.pid)
-            ok = self.wait(self.ready, self.ready_timeout_s)
+            ok = self.wait(lambda: self.ready() or self.stuck(), self.ready_timeout_s) and self.ready()
+            if not ok and self.stuck():
+                return False, "the screen says it will not get ready (" + self.markers.get("stuck", "") + ")"
             return ok, "ready" if ok else "could not reach the ready prompt"
         if do == "prompt":
             finals = self.model.final_texts

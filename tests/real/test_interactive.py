@@ -45,3 +45,14 @@ def test_a_screen_that_never_gets_ready_is_an_outcome_not_a_hang(real_tools, tmp
     assert "❯" in ev.observations["screen"]  # what was on screen: Claude's input box
     assert ev.cli.wall_s < 10
     assert json.loads(path.read_text())["transcript"][0]["ok"] is False
+
+
+def test_a_screen_that_says_it_will_never_get_ready_ends_the_start_at_once(real_tools, tmp_path, monkeypatch):
+    """An agent's stuck marker (Copilot 1.0.0-1.0.7 ask for a GitHub login in a terminal) on a
+    quiet screen ends the start step then, with `could-not-drive`, not at the ready timeout."""
+    markers = {**AGENTS["claude"].tty["markers"], "ready": "PROBE-NEVER-SHOWN", "stuck": "❯"}
+    monkeypatch.setitem(AGENTS["claude"].tty, "markers", markers)
+    ev, _ = run_module.probe(CLAUDE, "session-start-interactive", tmp_path)
+    assert ev.outcome == "could-not-drive"
+    assert ev.observations["tty_error"] == "start: the screen says it will not get ready (❯)"
+    assert ev.cli.wall_s < 15  # the ready timeout is 30 s
