@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError, ValidationInfo, field_validator
 
 from probes.agents import AGENTS
 from probes.errors import InputError
@@ -38,21 +38,30 @@ class Window(BaseModel):
 
     start: str = Field(alias="from")  # the oldest release of the window
     pinned: list[str] = Field(default_factory=list)  # versions users name: each probed itself
+    # versions whose records `probe compact` keeps whole (those the tests read); None: the pinned
+    whole: list[str] | None = None
 
     @field_validator("start", mode="before")
     @classmethod
     def _start(cls, v: object) -> str:
         return _release(v)
 
-    @field_validator("pinned", mode="before")
+    @field_validator("pinned", "whole", mode="before")
     @classmethod
-    def _pinned(cls, v: object) -> list[str]:
+    def _releases(cls, v: object, info: ValidationInfo) -> list[str] | None:
+        if v is None and info.field_name == "whole":
+            return None
         if not isinstance(v, list):
-            raise ValueError("pinned is a list of releases")
+            raise ValueError(f"{info.field_name} is a list of releases")
         out = [_release(x) for x in v]
         if len(set(out)) != len(out):
-            raise ValueError("pinned names a version twice")
+            raise ValueError(f"{info.field_name} names a version twice")
         return sorted(out, key=semver_key)
+
+    @property
+    def kept_whole(self) -> list[str]:
+        """The versions (besides the window's ends) whose records stay whole."""
+        return self.pinned if self.whole is None else self.whole
 
 
 class Windows(RootModel[dict[str, Window]]):

@@ -22,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Store compact each record whose label and observations (but timings) equal both its neighbours' "
         "in version order: without its invocations, model requests and transcript, with the full record's "
-        "sha256 and size. Window ends, pinned versions and records FINDINGS checks stay whole. Idempotent."
+        "sha256 and size. Window ends, the versions windows.yaml keeps whole (`whole`, else the pinned ones) "
+        "and records FINDINGS checks stay whole. Idempotent."
     )
     p.add_argument("--agent", help="one agent (default: every agent with a window)")
     add_dry_run(p)

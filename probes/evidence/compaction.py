@@ -8,8 +8,8 @@ saying what was left out, the sha256 and size of the full record as it was, and 
 it repeated (model.Compacted). Blobs no record refers to any more are then removed.
 
 Whole stay: each stem's first and last probed versions and both sides of every boundary (they
-differ from a neighbour); the window's first and last releases and its pinned versions
-(catalog/windows.yaml, which holds the versions the tests pin); every record a check in
+differ from a neighbour); the window's first and last releases and its `whole` versions
+(catalog/windows.yaml: those the tests read records of; the pinned ones when it names none); every record a check in
 results/FINDINGS.md names (it reads their invocations and requests); a record whose version
 differs from the one asked, with an `error`, or whose repeats disagree, and its neighbours;
 every record of an agent without a window or registry snapshot (VS Code). A compact record
@@ -125,7 +125,8 @@ def choose(
 
 def kept_whole(results: Path, agent: str, wins: Mapping[str, windows.Window]) -> set[str] | None:
     """The versions of `agent` whose records stay whole: its window's first and last releases
-    and its pinned versions; None when it has no window or no registry snapshot to place one."""
+    and its `whole` versions (those the tests read; its pinned ones when it names none); None
+    when it has no window or no registry snapshot to place one."""
     snap = read_snapshot(results, agent) if agent in wins else None
     if snap is None:
         return None
@@ -133,7 +134,7 @@ def kept_whole(results: Path, agent: str, wins: Mapping[str, windows.Window]) ->
         span = windows.span(agent, wins[agent], snap)
     except InputError:
         return None
-    return {span.first, span.last, *span.pinned}
+    return {span.first, span.last, *wins[agent].kept_whole}
 
 
 def cited(results: Path) -> set[tuple[str, str, str]]:

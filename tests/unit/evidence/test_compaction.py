@@ -42,14 +42,23 @@ def put(root: Path, version: str, recipe: str = "hang-pretool", **edits: object)
     return path
 
 
-def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outcomes: dict[str, str], pinned: str = "[]") -> Path:
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outcomes: dict[str, str], pinned: str = "[]", whole: str = "") -> Path:
     results = tmp_path / "results"
     for version, outcome in outcomes.items():
         put(results, version, outcome=outcome)
     write_published(results, "copilot", RELEASES)
-    (tmp_path / "windows.yaml").write_text(f"copilot: {{from: 1.0.0, pinned: {pinned}}}\n")
+    kept = f", whole: {whole}" if whole else ""
+    (tmp_path / "windows.yaml").write_text(f"copilot: {{from: 1.0.0, pinned: {pinned}{kept}}}\n")
     monkeypatch.setenv("PROBE_WINDOWS", str(tmp_path / "windows.yaml"))
     return results
+
+
+def test_a_pinned_version_outside_the_whole_list_is_compacted_like_any_other(tmp_path, monkeypatch):
+    """`whole` names the versions kept whole (those the tests read); a pinned version not in it
+    that repeats both neighbours is stored compact, and one in it stays whole."""
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:7], "fail-open"), "[1.0.2, 1.0.4]", "[1.0.4]")
+    compaction.apply(compaction.plan(results))
+    assert compacted(results) == ["1.0.1", "1.0.2", "1.0.3", "1.0.5"]
 
 
 def compacted(results: Path) -> list[str]:

@@ -9,10 +9,21 @@ Each assertion is `PATH == VALUE`, `PATH in [LOW, HIGH]` (a number within bounds
 in the prose may be any number within such bounds) or `PATH contains "TEXT"` (a list holding
 TEXT, or TEXT anywhere in the value's JSON). PATH is dotted through the resolved record
 (`claims.0.verdict`); `*` is the whole record.
+
+A check may name a range of the atlas instead of one record (docs/findings.md):
+
+    <!-- check: copilot@1.0.0..1.0.7 *; invocation_count == 0 -->
+
+every record of the agent from the first version to the last (both included, semver order)
+whose recipe matches the glob (`*`, `ask-*`) in the setup the check names (`*@config=user`;
+none: the default), at least one; each must hold every assertion. It names each of them for
+the unearned-verdict test; `probe compact` keeps none of them whole, so it asserts only what a
+compact record keeps (label, observations, counts).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import re
@@ -29,6 +40,7 @@ from probes.catalog.setup import default
 from probes.evidence.load import load
 from probes.evidence.model import Evidence, load_evidence
 from probes.evidence.reclassify import with_setup
+from probes.versions.spec import semver_key
 from tests.helpers import ROOT
 
 RESULTS = ROOT / "results"
@@ -77,6 +89,23 @@ def assertions(body: str) -> tuple[str, str, list[tuple[str, str, str]]]:
     return target, recipe, parsed
 
 
+def named(target: str, recipe: str) -> list[tuple[str, str, str]]:
+    """(agent, version, record stem) of each record a check names: one, or a range's."""
+    agent, version = target.split("@")
+    first, dots, last = version.partition("..")
+    if not dots and not any(c in recipe for c in "*?["):
+        return [(agent, version, recipe)]
+    glob, _, setup = recipe.partition("@")
+    low, high = semver_key(first), semver_key(last or first)
+    out = []
+    for path in sorted((RESULTS / agent).glob("*/*.json")):
+        v = path.parent.name
+        name, _, key = path.stem.partition("@")
+        if v[0].isdigit() and low <= semver_key(v) <= high and key == setup and fnmatch.fnmatchcase(name, glob):
+            out.append((agent, v, path.stem))
+    return out
+
+
 def holds(record: dict[str, Any], path: str, op: str, raw: str) -> bool:
     value = lookup(record, path)
     if op == "==":
@@ -108,10 +137,13 @@ def test_findings_exist_and_each_has_checks():
 @pytest.mark.parametrize(("title", "body"), ALL, ids=[f"{t[:30]}:{b[:50]}" for t, b in ALL])
 def test_check_holds_against_the_evidence(title, body):
     target, recipe, parsed = assertions(body)
-    agent, version = target.split("@")
-    record = load_evidence(RESULTS / agent / version / f"{recipe}.json")
-    for path, op, raw in parsed:
-        assert holds(record, path, op, raw), f"{title}: {target} {recipe} {path} {op} {raw} (is {lookup(record, path)!r})"
+    records = named(target, recipe)
+    assert records, f"{title}: {target} {recipe} names no record"
+    for agent, version, stem in records:
+        record = load_evidence(RESULTS / agent / version / f"{stem}.json")
+        for path, op, raw in parsed:
+            is_ = lookup(record, path)
+            assert holds(record, path, op, raw), f"{title}: {agent}@{version} {stem} {path} {op} {raw} (is {is_!r})"
 
 
 @pytest.mark.parametrize("section", sections(), ids=lambda s: s[0][:40] if isinstance(s, tuple) else "")
@@ -151,7 +183,7 @@ def test_table_leaves_findings_alone(tmp_path):
 def test_every_unearned_verdict_is_a_finding():
     """A committed verdict its control shares (the tables' `=ctl`) measures nothing: each one
     must be explained by a finding whose checks name that record."""
-    checked = {tuple(body.split(";")[0].split()) for _, body in ALL}
+    checked = {(f"{a}@{v}", stem) for _, body in ALL for a, v, stem in named(*body.split(";")[0].split())}
     unexplained = [
         f"{c.agent}@{c.version} {c.recipe}"
         for c in load(RESULTS)
@@ -212,13 +244,20 @@ def test_a_finding_names_every_setup_it_speaks_beyond_the_default(section):
     cited: dict[str, set[str]] = {}
     defaults: dict[str, set[str]] = {}
     for body in checks:
-        target, recipe, _ = assertions(body)
-        agent, version = target.split("@")
-        for k, v in setup_of(load_evidence(RESULTS / agent / version / f"{recipe}.json")).items():
-            cited.setdefault(k, set()).add(v)
-            defaults.setdefault(k, set()).add(default(AGENTS[agent])[k])
+        for agent, version, stem in named(*assertions(body)[:2]):
+            for k, v in setup_of(load_evidence(RESULTS / agent / version / f"{stem}.json")).items():
+                cited.setdefault(k, set()).add(v)
+                defaults.setdefault(k, set()).add(default(AGENTS[agent])[k])
     for k, values in cited.items():
-        named = values if len(values) > 1 else values - defaults[k]
-        for v in sorted(named):
+        spoken = values if len(values) > 1 else values - defaults[k]
+        for v in sorted(spoken):
             words = SETUP_WORDS.get((k, v), (v,))
             assert any(w in text for w in words), f"{title}: cites {k}={v} but never says so (one of {words})"
+
+
+def test_a_range_check_names_each_record_of_its_range_and_setup():
+    got = named("gemini@0.22.4..0.25.0", "*-pretool")
+    assert ("gemini", "0.24.5", "hang-pretool") in got and ("gemini", "0.25.0", "crash-pretool") in got
+    assert all(v in ("0.22.4", "0.24.5", "0.25.0") and "@" not in stem for _, v, stem in got)
+    assert named("gemini@0.61.0", "hang-pretool") == [("gemini", "0.61.0", "hang-pretool")]
+    assert not named("gemini@0.26.0..0.27.4", "*@config=nowhere")  # names nothing: its check fails
