@@ -204,7 +204,10 @@ class Copilot(Agent):
     # Interactive sessions (measured on 1.0.80 and 1.0.92): markers on the rendered screen, keys.
     tty: Tty = {
         "markers": {
-            "ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help",  # empty box, idle footer
+            # empty box, idle footer; up to 1.0.2x (measured on 1.0.10, 1.0.24) the box's placeholder,
+            # the mode hint, and the model on the status line (1.0.0-1.0.7, which ask to sign in, show none)
+            "ready": r"─\n❯[ \xa0]*\n─+\n[^\n]*/ commands · \? help"
+            r"|probe-model\n─+\n❯[ \xa0]+Type @ to mention files[^\n]*\n─+\n shift\+tab switch mode",
             "busy": r"Working|esc (interrupt|edit prompt)",
             "approval": r"Do you want to allow this tool call\?|Do you want to run this command\?",
             # 1.0.0-1.0.7 in a terminal ask for a GitHub login (its provider variables serve -p only)

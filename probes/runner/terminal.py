@@ -140,7 +140,8 @@ class Driver:
         return self.term
 
     def ready(self) -> bool:
-        return self.terminal.shows(self.markers["ready"]) and not self.terminal.shows(self.markers["busy"])
+        shows = self.terminal.shows
+        return shows(self.markers["ready"]) and not shows(self.markers["busy"]) and not shows(self.markers.get("stuck", ""))
 
     def stuck(self) -> bool:
         """The agent's stuck marker on a screen quiet for QUIET_S: drawn for good, not in passing."""
