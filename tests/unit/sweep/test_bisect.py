@@ -191,3 +191,27 @@ def test_bump_report_names_the_release_that_changed():
     assert doc["steps"][0]["bisected"][0]["after"] == "1.0.73"
     step.narrowed = {}
     assert "| **session-cwd** | - |" in bump.report(p, [step], [], Path("results"))
+
+
+def test_a_search_leaves_no_unknown_version_folder(tmp_path):
+    """A release that ran without saying its version: the search's record of it is removed with
+    its folder (the reason goes to unrunnable.json); a folder holding another record stays."""
+    from probes.sweep.bisect import discard_unknown
+
+    lone = tmp_path / "copilot" / "unknown-0.0.400"
+    (lone / "_blobs").mkdir(parents=True)
+    (lone / "_blobs" / "a.txt").write_text("x")
+    (lone / "ask-pretool.json").write_text("{}")
+    discard_unknown(lone / "ask-pretool.json")
+    assert not lone.exists()
+    shared = tmp_path / "copilot" / "unknown-0.0.401"
+    shared.mkdir()
+    (shared / "a.json").write_text("{}")
+    (shared / "b.json").write_text("{}")
+    discard_unknown(shared / "a.json")
+    assert sorted(p.name for p in shared.iterdir()) == ["b.json"]
+    kept = tmp_path / "copilot" / "1.0.7" / "ask-pretool.json"
+    kept.parent.mkdir()
+    kept.write_text("{}")
+    discard_unknown(kept)  # a version's own record is never the search's to remove
+    assert kept.exists()
