@@ -15,7 +15,8 @@ A check may name a range of the atlas instead of one record (docs/findings.md):
     <!-- check: copilot@1.0.0..1.0.7 *; invocation_count == 0 -->
 
 every record of the agent from the first version to the last (both included, semver order)
-whose recipe matches the glob (`*`, `ask-*`) in the setup the check names (`*@config=user`;
+whose recipe matches the globs (`*`, `ask-*`, `*-pretool,!ext-*`: one of them and no `!` one) in
+the setup the check names (`*@config=user`;
 none: the default), at least one; each must hold every assertion. It names each of them for
 the unearned-verdict test; `probe compact` keeps none of them whole, so it asserts only what a
 compact record keeps (label, observations, counts).
@@ -101,9 +102,17 @@ def named(target: str, recipe: str) -> list[tuple[str, str, str]]:
     for path in sorted((RESULTS / agent).glob("*/*.json")):
         v = path.parent.name
         name, _, key = path.stem.partition("@")
-        if v[0].isdigit() and low <= semver_key(v) <= high and key == setup and fnmatch.fnmatchcase(name, glob):
+        if v[0].isdigit() and low <= semver_key(v) <= high and key == setup and globbed(name, glob):
             out.append((agent, v, path.stem))
     return out
+
+
+def globbed(name: str, globs: str) -> bool:
+    """`a*,b*,!*-interactive*`: a recipe matching one glob and none of the `!` ones."""
+    parts = globs.split(",")
+    take = [g for g in parts if not g.startswith("!")]
+    drop = [g[1:] for g in parts if g.startswith("!")]
+    return any(fnmatch.fnmatchcase(name, g) for g in take) and not any(fnmatch.fnmatchcase(name, g) for g in drop)
 
 
 def holds(record: dict[str, Any], path: str, op: str, raw: str) -> bool:
@@ -261,3 +270,4 @@ def test_a_range_check_names_each_record_of_its_range_and_setup():
     assert all(v in ("0.22.4", "0.24.5", "0.25.0") and "@" not in stem for _, v, stem in got)
     assert named("gemini@0.61.0", "hang-pretool") == [("gemini", "0.61.0", "hang-pretool")]
     assert not named("gemini@0.26.0..0.27.4", "*@config=nowhere")  # names nothing: its check fails
+    assert named("gemini@0.22.4..0.25.0", "hang-*,crash-*,!crash-*") == named("gemini@0.22.4..0.25.0", "hang-*")
