@@ -8,6 +8,7 @@ Deleting a line (or the file) has the next `probe atlas` try that release again.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -51,3 +52,16 @@ def record(results: Path, agent: str, found: Mapping[str, str]) -> Path | None:
     path = path_of(results, agent)
     write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n", "unrunnable releases", "check --results")
     return path
+
+
+def discard_unknown(path: Path) -> None:
+    """The record a search wrote under results/AGENT/unknown-V (the CLI never said its
+    version) removed, and that folder once nothing else is in it: the release is listed with
+    the reason as one that cannot run (evidence/unrunnable.py), and an `unknown-V` column
+    would sit among the versions of every table and page."""
+    folder = path.parent
+    if not folder.name.startswith("unknown-"):
+        return
+    path.unlink(missing_ok=True)
+    if not any(folder.glob("*.json")):
+        shutil.rmtree(folder, ignore_errors=True)  # its _blobs: rmtree never follows a link

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing
-import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from probes.agents import AGENTS, Agent
 from probes.catalog.recipes import get
 from probes.catalog.setup import split_stem, stem
 from probes.errors import Exit, InputError, ProbeError
+from probes.evidence import unrunnable
 from probes.evidence.model import load_evidence
 from probes.pipeline.run import probe_repeated
 from probes.report.timeline import candidates_of, compact, write_snapshot
@@ -66,25 +66,11 @@ def _probe(agent: str, version: str, recipe: str, results: str, repeat: int, obs
         said = last_words(last.cli.stderr_tail or last.cli.stdout_tail) if last.executed_version is None else ""
         why = f"ran {last.executed_version} (version_mismatch)" + (f"; it said: {said}" if said else "")
         if last.executed_version is None:  # a release that cannot say what ran: its reason is what stays
-            discard_unknown(path)
-            return Point(version, outcome=last.outcome, reason=why)
-        return Point(version, outcome=last.outcome, reason=why, evidence=str(path))
+            unrunnable.discard_unknown(path)
+        return Point(version, outcome=last.outcome, reason=why, evidence=None if last.executed_version is None else str(path))
     values = [r.outcome if observation is None else compact(r.observations.get(observation)) for r in records]
     flaky = tuple(values) if len(set(values)) > 1 else ()
     return Point(version, None if flaky else values[-1], last.outcome, values=flaky, evidence=str(path))
-
-
-def discard_unknown(path: Path) -> None:
-    """The record a search wrote under results/AGENT/unknown-V (the CLI never said its
-    version) removed, and that folder once nothing else is in it: the release is listed with
-    the reason as one that cannot run (evidence/unrunnable.py), and an `unknown-V` column
-    would sit among the versions of every table and page."""
-    folder = path.parent
-    if not folder.name.startswith("unknown-"):
-        return
-    path.unlink(missing_ok=True)
-    if not any(folder.glob("*.json")):
-        shutil.rmtree(folder, ignore_errors=True)  # its _blobs: rmtree never follows a link
 
 
 def check_control(agent: str, version: str, control: str, results: str, repeat: int, recipe_outcome: str | None) -> Control:

@@ -159,7 +159,7 @@ def test_check_holds_against_the_evidence(title, body):
 def test_prose_figures_and_quotes_come_from_checks(section):
     title, prose, checks = section
     checked = " ".join(checks)
-    numbers = {figure(n) for n in NUMBER.findall(checked.replace("-", " "))}
+    numbers = {figure(n) for n in NUMBER.findall(checked.replace("-", " ").replace("..", " "))}  # a range's ends
     ranges = [json.loads(r) for r in re.findall(r" in (\[[^]]*\])", checked)]
     for n in NUMBER.findall(prose):
         within = n.count(".") < 2 and any(low <= float(n) <= high for low, high in ranges)

@@ -26,7 +26,7 @@ def test_table_is_byte_stable_and_writes_the_index(results):
     assert first.returncode == 0 and first.stdout == second.stdout
     assert index == ((results / "README.md").read_bytes(), (results / "copilot.md").read_bytes())
     assert "| hang-pretool " in first.stdout and re.search(
-        r"fail-open 3\.\d(-3\.\d)?s 2\.1\.328-2\.1\.332", first.stdout
+        r"fail-open 3\.\d(-\d+\.\d)?s 2\.\d+\.\d+-2\.1\.332", first.stdout
     )  # one range
     assert "1.0.80" in first.stdout and "1.0.92" in first.stdout
     assert "recorded string 1.0.71-1.0.80 … recorded object 1.0.92-1.0.102" in first.stdout  # no snapshot: open

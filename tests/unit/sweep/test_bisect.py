@@ -196,7 +196,7 @@ def test_bump_report_names_the_release_that_changed():
 def test_a_search_leaves_no_unknown_version_folder(tmp_path):
     """A release that ran without saying its version: the search's record of it is removed with
     its folder (the reason goes to unrunnable.json); a folder holding another record stays."""
-    from probes.sweep.bisect import discard_unknown
+    from probes.evidence.unrunnable import discard_unknown
 
     lone = tmp_path / "copilot" / "unknown-0.0.400"
     (lone / "_blobs").mkdir(parents=True)
