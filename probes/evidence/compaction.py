@@ -9,10 +9,10 @@ it repeated (model.Compacted). Blobs no record refers to any more are then remov
 
 Whole stay: each stem's first and last probed versions and both sides of every boundary (they
 differ from a neighbour); the window's first and last releases and its `whole` versions
-(catalog/windows.yaml: those the tests read records of; the pinned ones when it names none); every record a check in
-results/FINDINGS.md names (it reads their invocations and requests); a record whose version
-differs from the one asked, with an `error`, or whose repeats disagree, and its neighbours;
-every record of an agent without a window or registry snapshot (VS Code). A compact record
+(catalog/windows.yaml: those the tests read records of; the pinned ones when it names none);
+every record a check in results/FINDINGS.md names (it reads their invocations and requests); a
+record whose version differs from the one asked, with an `error`, or whose repeats disagree,
+and its neighbours; every record of an agent without a window or registry snapshot (VS Code). A compact record
 stays compact: compacting again changes nothing (idempotent)."""
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def record(results: Path, agent: str, found: Mapping[str, str]) -> Path | None:
 def discard_unknown(path: Path) -> None:
     """The record a search wrote under results/AGENT/unknown-V (the CLI never said its
     version) removed, and that folder once nothing else is in it: the release is listed with
-    the reason as one that cannot run (evidence/unrunnable.py), and an `unknown-V` column
+    the reason as one that cannot run (record, above), and an `unknown-V` column
     would sit among the versions of every table and page."""
     folder = path.parent
     if not folder.name.startswith("unknown-"):
