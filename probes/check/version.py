@@ -17,7 +17,7 @@ from probes.check.verdicts import against, blocks, expectations_of, ok, verdict_
 from probes.errors import InputError
 from probes.evidence.model import evidence_path, write_atomic
 from probes.evidence.readable import evidence_problem
-from probes.evidence.store import compact, dumps, put_blob
+from probes.evidence.store import compact, layout, put_blob
 from probes.progress import say
 from probes.versions import prefixes
 
@@ -123,7 +123,7 @@ def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
     stored = []
     for path, ev in writes:
         record, blobs = compact(ev.model_dump(mode="json"))
-        text = dumps(record)
+        text = layout(record)
         problem = evidence_problem(path, text, blobs)
         if problem:
             raise InputError(

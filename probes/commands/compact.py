@@ -93,14 +93,18 @@ def text(found: compaction.Compaction, dry_run: bool, results: Path, tree: dict[
     lines = []
     for agent, b in sorted(found.before.items()):
         a = found.after[agent]
-        n = sum(1 for p in found.plans if p.path.parts[-3] == agent)
+        n = sum(1 for p in found.plans if p.path.parts[-3] == agent and not p.again)
+        again = sum(1 for p in found.plans if p.path.parts[-3] == agent and p.again)
+        smaller = f", {again} compact record(s) stored smaller" if again else ""
         lines.append(
-            f"{agent}: {n} record(s) {verb}; {a.compact} of {b.records} records compact, {b.versions} versions; "
+            f"{agent}: {n} record(s) {verb}{smaller}; {a.compact} of {b.records} records compact, {b.versions} versions; "
             f"{mb(b.bytes)} -> {mb(a.bytes)}, per record {kb(b.per_record())} -> {kb(a.per_record())}, "
             f"per version {kb(b.per_version())} -> {kb(a.per_version())}"
         )
+    again = sum(p.again for p in found.plans)
+    smaller = f" ({again} of them compact already, stored smaller)" if again else ""
     lines.append(
-        f"{len(found.plans)} record(s) {verb}: {results}/ {mb(tree['bytes'])} -> {mb(tree['bytes_after'])} in files, "
+        f"{len(found.plans)} record(s) {verb}{smaller}: {results}/ {mb(tree['bytes'])} -> {mb(tree['bytes_after'])} in files, "
         f"{mb(tree['disk'])} -> {mb(tree['disk_after'])} on disk" + (" (dry run: nothing written)" if dry_run else "")
     )
     return "\n".join(lines)
@@ -110,7 +114,13 @@ def as_json(found: compaction.Compaction, dry_run: bool, removed: int, tree: dic
     return {
         "dry_run": dry_run,
         "compacted": [
-            {"path": str(p.path), "neighbours": list(p.neighbours), "bytes": p.before, "bytes_after": len(p.text.encode())}
+            {
+                "path": str(p.path),
+                "neighbours": list(p.neighbours),
+                "bytes": p.before,
+                "bytes_after": len(p.text.encode()),
+                "again": p.again,
+            }
             for p in found.plans
         ],
         "blobs_removed": removed,

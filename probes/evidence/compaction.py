@@ -30,7 +30,7 @@ from typing import Any
 from probes.catalog import windows
 from probes.errors import InputError
 from probes.evidence.model import parse_evidence, write_atomic
-from probes.evidence.store import BLOBS, DROPPED, Blobs, digest, dumps, refs, unreferenced
+from probes.evidence.store import BLOBS, Blobs, digest, emptied, layout, refs, unreferenced
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
 from probes.report.timeline import read_snapshot
 from probes.versions.spec import semver_key
@@ -59,6 +59,7 @@ class Plan:
     neighbours: tuple[str, str]
     before: int  # its file's bytes now
     text: str  # the compact record, as it will be written
+    again: bool = False  # compact already: stored smaller now (DROPPED grew, or on one line)
 
 
 @dataclass
@@ -152,26 +153,30 @@ def cited(results: Path) -> set[tuple[str, str, str]]:
 
 
 def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Blobs) -> str | None:
-    """The record stored in `path` (its bytes `data`) as a compact record: each of DROPPED that
-    holds something left empty, everything else as it was, and what it was (model.Compacted);
-    None when none holds anything (nothing to save). Checked to read as a record before it is
-    returned; InputError naming the file when it or a blob cannot be read."""
+    """The record stored in `path` (its bytes `data`) as a compact record, on one line: each of
+    DROPPED that holds something left empty, everything else as it was, and what it was
+    (model.Compacted); None when that is what is stored already. A record compacted before
+    DROPPED grew keeps its digest and neighbours (of the full record) and loses the rest.
+    Checked to read as a record before it is returned; InputError naming the file when it or
+    a blob cannot be read."""
     try:
-        full_sha256, full_bytes = digest(data, path.parent, blobs)
         record = parse_json(data)
-    except BadFile as e:
+        was = record.get("compacted")
+        full_sha256, full_bytes = (was["full_sha256"], was["full_bytes"]) if was else digest(data, path.parent, blobs)
+    except (BadFile, KeyError, TypeError) as e:
         raise InputError(f"{path}: not an evidence record ({e})") from None
-    dropped = [k for k in DROPPED if record.get(k) not in (None, [])]
-    if not dropped:
+    record, names = emptied(record)
+    if not names and not was:
         return None
-    record.update({k: DROPPED[k] for k in dropped})
     record["compacted"] = {
-        "dropped": dropped,
+        "dropped": [*(was["dropped"] if was else []), *(n for n in names if not was or n not in was["dropped"])],
         "full_bytes": full_bytes,
         "full_sha256": full_sha256,
-        "neighbours": list(neighbours),
+        "neighbours": list(was["neighbours"] if was else neighbours),
     }
-    text = dumps(record)
+    text = layout(record)
+    if text.encode("utf-8") == data:
+        return None
     parse_evidence(path, text.encode("utf-8"), blobs)  # it reads, refs and all, or nothing is written
     return text
 
@@ -204,6 +209,11 @@ def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
         text = compact_text(p.path, data[p.path], (older, newer), blobs)
         if text is not None:
             found.plans.append(Plan(p.path, (older, newer), len(data[p.path]), text))
+    for p in points:
+        text = compact_text(p.path, data[p.path], ("", ""), blobs) if p.compact else None
+        if text is not None:
+            was = parse_json(text.encode("utf-8"))["compacted"]["neighbours"]
+            found.plans.append(Plan(p.path, (was[0], was[1]), len(data[p.path]), text, again=True))
     found.folders = {p.path.parent for p in points if p.compact} | {pl.path.parent for pl in found.plans}
     found.before, found.after = sizes(points, data, {pl.path: pl.text for pl in found.plans}, found.folders)
     return found

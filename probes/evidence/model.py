@@ -179,7 +179,7 @@ class Compacted(Record):
     observations, so it is stored without its session's bulk; this says what was left out and
     what the record was."""
 
-    dropped: list[str]  # the keys no longer stored, each left empty ([] or null): store.DROPPED
+    dropped: list[str]  # the keys no longer stored, each left empty (store.DROPPED; "cli.argv": a key of `cli`)
     full_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")  # `probe cite`'s sha256 of the record as it was: file, then blobs
     full_bytes: int = Field(ge=0)  # the bytes so hashed
     neighbours: list[str]  # the versions whose records it repeated, the older first

@@ -17,7 +17,7 @@ from probes.classify import SESSION_KEYS, SessionRecord, label
 from probes.errors import InputError
 from probes.evidence.claims import Run, judge
 from probes.evidence.model import Evidence, load_evidence, upgrade, write_atomic
-from probes.evidence.store import Blobs, compact, dumps, put_blob, unreferenced
+from probes.evidence.store import Blobs, compact, layout, put_blob, unreferenced
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def store(path: Path, ev: Evidence) -> bool:
     """Write `ev` at `path` as a record is now stored (store.py) unless the file holds exactly
     that already; its blobs first. True when the record was rewritten."""
     record, blobs = compact(ev.model_dump(mode="json"))
-    text = dumps(record)
+    text = layout(record)
     try:
         if read_bounded(path, EVIDENCE_MAX_BYTES, follow=False) == text.encode("utf-8"):
             return False  # the same bytes: its blobs were read to load it, so they are there

@@ -30,6 +30,7 @@ BLOBS = "_blobs"  # beside the records of one agent version; the */*/*.json glob
 BLOB_SUFFIX = ".txt"
 BLOB_MIN = 128
 WIDTH = 160  # a value whose JSON fits on one line this wide is written on one line
+ONE_LINE = 1 << 30  # a width every record fits in
 REF_RE = re.compile(r"sha256:([0-9a-f]{64})\Z")
 BLOB_NAME_RE = re.compile(r"[0-9a-f]{64}\.txt\Z")
 
@@ -46,8 +47,39 @@ SLOTS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 # What a compact record (compaction.py) no longer stores, each as it is left: the session's
-# bulk, read by classifiers and by a person, not by tables, ranges or citations (its counts stay)
-DROPPED: dict[str, Any] = {"invocations": [], "model_requests": [], "transcript": None}
+# bulk, and what its recipe and its neighbours say alike (the hooks registered, the CLI's argv,
+# output and environment, side effects, cleanup, isolation): read by classifiers and by a person,
+# not by tables, ranges, citations or cost estimates (the counts and how the CLI ended, its wall
+# time included, stay). "cli.argv" names a key of `cli`.
+DROPPED: dict[str, Any] = {
+    "invocations": [],
+    "model_requests": [],
+    "transcript": None,
+    "hooks": [],
+    "side_effects": [],
+    "cleanup": {},
+    "isolation": None,
+    "cli.argv": [],
+    "cli.stdout_tail": "",
+    "cli.stderr_tail": "",
+    "cli.env_names": None,
+    "cli.secrets_given": None,
+}
+
+
+def emptied(record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`record` as a compact record stores it (a copy: each of DROPPED that holds something
+    left as DROPPED says), and the names so emptied, in DROPPED's order."""
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in record.items()}
+    names = []
+    for name, empty in DROPPED.items():
+        key, _, inner = name.partition(".")
+        where = out.get(key) if inner else out
+        field = inner or key
+        if isinstance(where, dict) and where.get(field) not in (None, [], {}, ""):
+            where[field] = empty
+            names.append(name)
+    return out, names
 
 
 # ---------------------------------------------------------------- the record's layout
@@ -83,6 +115,12 @@ def dumps(value: Any, width: int = WIDTH) -> str:
 
     enc(value, 0, 0)
     return "".join(out) + "\n"
+
+
+def layout(record: dict[str, Any]) -> str:
+    """A stored record's text: a compact one (compaction.py) on one line, where most of its
+    bytes would be indentation; a whole one as `dumps` lays it out, diffs line by line."""
+    return dumps(record, width=ONE_LINE if record.get("compacted") is not None else WIDTH)
 
 
 # ---------------------------------------------------------------- refs
@@ -230,7 +268,7 @@ def save(path: Path, record: dict[str, Any], write: Callable[[Path, str], None])
     stored, blobs = compact(record)
     for digest, data in blobs.items():
         put_blob(path.parent, digest, data, write)
-    write(path, dumps(stored))
+    write(path, layout(stored))
 
 
 def put_blob(directory: Path, digest: str, data: bytes, write: Callable[[Path, str], None]) -> bool:
@@ -286,8 +324,8 @@ def measured_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
     (`exact`); the rest is compared with every number masked. A compact `old` (compaction.py)
     is compared with `new` as it would be stored compact: a re-run of it keeps it compact."""
     if old.get("compacted") is not None:
-        old = {k: v for k, v in old.items() if k != "compacted"}
-        new = {**new, **{k: v for k, v in DROPPED.items() if k in new}}
+        old = emptied({k: v for k, v in old.items() if k != "compacted"})[0]  # compacted before DROPPED grew, too
+        new = emptied(new)[0]
     if exact(old) != exact(new, old.get("observations")):
         return False
     kept, fresh = predated(old, new)

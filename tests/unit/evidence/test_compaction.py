@@ -87,18 +87,43 @@ def test_a_record_repeating_both_neighbours_is_stored_compact_and_citable_by_its
     assert all(before[p] == p.read_bytes() for p in before if p.parent.name not in ("1.0.1", "1.0.5"))
     kept = load_evidence(one)
     assert kept["invocations"] == [] and kept["model_requests"] == [] and kept["invocation_count"] == 1
+    assert kept["hooks"] == [] and kept["cli"]["argv"] == [] and kept["cli"]["exit_code"] == 0
     assert kept["outcome"] == "fail-open" and kept["observations"]["tool_delay_s"] == 9.9
-    assert {k: v for k, v in kept.items() if k not in ("invocations", "model_requests", "compacted")} == {
-        k: v for k, v in load_evidence(TEMPLATE).items() if k not in ("invocations", "model_requests")
-    } | {"requested_version": "1.0.1", "executed_version": "1.0.1", "observations": record["observations"]}
     full = kept["compacted"]
-    assert full["dropped"] == ["invocations", "model_requests"] and full["neighbours"] == ["1.0.0", "1.0.2"]
-    assert full["full_sha256"] == digest and full["full_bytes"] > size and len(one.read_bytes()) < size
+    gone = full["dropped"]
+    assert gone[:2] == ["invocations", "model_requests"] and {"hooks", "cli.argv", "cli.stderr_tail"} <= set(gone)
+    # every key but those dropped reads as it was, a key of `cli` too
+    whole = load_evidence(TEMPLATE) | {"requested_version": "1.0.1", "executed_version": "1.0.1"}
+    whole["observations"] = record["observations"]
+    assert {k: v for k, v in kept.items() if k not in (*gone, "cli", "compacted")} == {
+        k: v for k, v in whole.items() if k not in (*gone, "cli")
+    }
+    assert {k: v for k, v in kept["cli"].items() if f"cli.{k}" not in gone} == {
+        k: v for k, v in whole["cli"].items() if f"cli.{k}" not in gone
+    }
+    assert full["neighbours"] == ["1.0.0", "1.0.2"] and one.read_text().count("\n") == 1  # one line
+    assert full["full_sha256"] == digest and full["full_bytes"] > size and len(one.read_bytes()) < size / 2
     assert store.unreferenced(one.parent) == []  # its blobs went with its session
     cited = cite(load(results, "copilot", "hang-pretool", "1.0.1")[0], results)
-    assert (
-        f"the full record as it was: sha256 `{digest}`" in cited and "stored without its invocations and model requests" in cited
-    )
+    assert f"the full record as it was: sha256 `{digest}`" in cited
+    assert "stored without its invocations, model requests, " in cited
+
+
+def test_a_record_compacted_before_dropped_grew_is_stored_smaller_keeping_its_full_digest(tmp_path, monkeypatch):
+    """A compact record of an earlier `probe compact` (its session dropped only, indented) is
+    stored again, smaller, on one line: its digest and neighbours are still the full record's."""
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:3], "fail-open"))
+    one = results / "copilot" / "1.0.1" / "hang-pretool.json"
+    old = json.loads(one.read_text()) | {"invocations": [], "model_requests": []}
+    full = {"dropped": ["invocations", "model_requests"], "full_bytes": 9, "full_sha256": "a" * 64, "neighbours": ["0.9", "1.1"]}
+    one.write_text(store.dumps(old | {"compacted": full}))
+    found = compaction.plan(results)
+    assert [(p.path, p.again, p.neighbours) for p in found.plans] == [(one, True, ("0.9", "1.1"))]
+    compaction.apply(found)
+    kept = load_evidence(one)["compacted"]
+    assert kept["full_sha256"] == "a" * 64 and kept["full_bytes"] == 9 and kept["neighbours"] == ["0.9", "1.1"]
+    assert kept["dropped"][:2] == ["invocations", "model_requests"] and "hooks" in kept["dropped"]
+    assert compaction.plan(results).plans == []  # and that is what compacting again keeps
 
 
 def test_compacting_again_changes_nothing_and_a_young_blob_stays(tmp_path, monkeypatch):
