@@ -141,12 +141,15 @@ def held() -> Iterator[None]:
 
 def worker_init(parent: int) -> None:
     """A pool's initializer: the worker dies with `parent` (even a SIGKILLed one), ignores
-    SIGINT and dies of SIGTERM until it runs a cell."""
+    SIGINT and dies of SIGTERM until it runs a cell, and keeps a spare run (pipeline/spare.py)."""
     # start-up: only a pool's workers need the jail's ctypes, `probe run` imports this module
     from probes.runner.jail import die_with_parent
 
     die_with_parent(signal.SIGKILL, parent)
     _idle()
+    from probes.pipeline import spare  # a worker runs probe after probe: each leaves the next one's runner started
+
+    spare.enable()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)  # held by the parent's `held`: one sent meanwhile is dropped
 
 
@@ -217,7 +220,10 @@ def pool_of(workers: int, context: BaseContext | None = None) -> Iterator[Proces
 def stop(*pools: ProcessPoolExecutor, grace_s: float = STOP_GRACE_S) -> None:
     """End `pools` now, waiting at most `grace_s` (then SIGKILL): cells not started are
     cancelled, every worker is sent SIGTERM (an idle one dies; one in a cell ends it and
-    exits). The workers' runs end with them."""
+    exits). The workers' runs end with them; the run directories they leave (an idle worker's
+    spare, pipeline/spare.py, or a killed one's run) are removed once they are gone."""
+    from probes.pipeline import rundirs  # start-up: only a pool is stopped
+
     workers = [w for pool in pools for w in (pool._processes or {}).values() if w.pid]
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as in `quiet_pipes`, for good: this process is ending
     for pool in pools:
@@ -226,6 +232,7 @@ def stop(*pools: ProcessPoolExecutor, grace_s: float = STOP_GRACE_S) -> None:
     left = _wait_gone(workers, grace_s)
     _signal(left, signal.SIGKILL)
     _wait_gone(left, KILLED_GRACE_S)
+    rundirs.sweep()  # their owners gone, their locks are free
 
 
 def _signal(workers: Sequence[BaseProcess], signum: int) -> None:

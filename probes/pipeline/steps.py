@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from probes import progress
-from probes.pipeline import rundirs
+from probes.pipeline import spare
 from probes.pipeline.rundirs import RunDirs
 from probes.runner import untrusted
 from probes.versions import prefixes
@@ -159,13 +159,13 @@ def plan(
 def session(backend: Backend, prepare: Callable[[RunDirs], Prepared], runner_files: Sequence[str] = ()) -> Iterator[Ran]:
     """One session, from an empty run directory to what it left, collected; the run
     directory is removed when the block ends. The runner starts before `prepare` (its
-    namespaces and interpreter start while this process plans), and is ended if it fails."""
-    with rundirs.run_directory() as tmp:
-        run = RunDirs(tmp)
-        run.cap()  # before the runner's namespaces are made: they see the caps
-        for name in (*RUNNER_FILES, *runner_files):
+    namespaces and interpreter start while this process plans), and is ended if it fails; in
+    a worker that runs probe after probe, it was started during the last one (spare.py)."""
+    started = spare.take(backend) or spare.start(backend, RUNNER_FILES, RUNNER)
+    with started.stack:
+        run, launch = started.run, started.launch
+        for name in runner_files:  # read once the plan is given
             shutil.copy(RUNNER / name, run.bin / name)
-        launch = backend.launch(run.root)
         try:
             ready = prepare(run)
         except BaseException:
@@ -174,6 +174,7 @@ def session(backend: Backend, prepare: Callable[[RunDirs], Prepared], runner_fil
         planned_at = time.time()
         loading = load_record_modules()
         budget = f"budget {ready.plan['budget_s']:g}s"
+        spare.make(backend, RUNNER_FILES, RUNNER)  # while this session runs: ready when the next probe is
         with progress.step(f"session: {ready.recipe.name} on {ready.agent.name} {ready.version} ({budget})"):
             ran = launch.run(ready.plan)
         returned_at = time.time()
