@@ -47,6 +47,7 @@ TRACE_RE = re.compile(r"(?<![0-9A-Za-z])00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}
 # Where a record shows the workspace's commit without the run knowing it (schema version 1):
 # Claude's git status, "Recent commits:\n<hash> probe workspace" (plan.workspace's message).
 WORKSPACE_COMMIT_RE = re.compile(r"(?<![0-9a-f])[0-9a-f]{7,40}(?= probe workspace)")
+SHORTEST = 7  # no value the patterns here name is shorter ("[::1]:1", a 7-digit commit)
 MSG_RE = re.compile(r"(?<![0-9A-Za-z_])(?:msg_[0-9a-f]{20}|chatcmpl-[0-9a-f]{12})(?![0-9A-Za-z])")
 
 
@@ -62,6 +63,10 @@ class Names:
     known: Mapping[str, str]  # an exact value -> its name (paths, the run id)
     commit: re.Pattern[str] = WORKSPACE_COMMIT_RE  # the workspace's commit, any abbreviation
     numbered: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> value -> name
+    shortest: int = field(init=False)  # no text shorter holds a value to name
+
+    def __post_init__(self) -> None:
+        self.shortest = min([SHORTEST, *map(len, self.known)])
 
     def number(self, kind: str, value: str, first: str | None = None) -> str:
         seen = self.numbered.setdefault(kind, {})
@@ -71,6 +76,8 @@ class Names:
         return seen[value]
 
     def text(self, s: str) -> str:
+        if len(s) < self.shortest:  # keys, roles, tool names: many texts
+            return s
         for value, name in self.known.items():  # longest first (see normalise)
             if value in s:
                 s = s.replace(value, name)
