@@ -10,7 +10,7 @@ from pathlib import Path
 
 from probes.catalog.setup import base_of, split_stem, stem
 from probes.errors import InputError
-from probes.evidence.model import Evidence, load_evidence
+from probes.evidence.model import Evidence, read_evidence
 from probes.evidence.store import Blobs
 from probes.limits import warn
 from probes.versions.spec import semver_key
@@ -68,7 +68,7 @@ def load(
         if (agent and a != agent) or (recipe and recipe not in (r, base_of(r) if setups else r)) or (version and v != version):
             continue
         try:
-            cells.append(Cell(a, v, r, path, Evidence.model_validate(load_evidence(path, blobs=blobs))))
+            cells.append(Cell(a, v, r, path, read_evidence(path, blobs)))
         except InputError as e:
             if strict:
                 raise
@@ -92,7 +92,7 @@ def mark_unearned(cells: list[Cell], blobs: Blobs) -> list[Cell]:
         key = (c.agent, c.version, control or "")
         if control and key not in outcome and (c.path.parent / f"{control}.json").is_file():
             try:
-                outcome[key] = Evidence.model_validate(load_evidence(c.path.parent / f"{control}.json", blobs=blobs)).outcome
+                outcome[key] = read_evidence(c.path.parent / f"{control}.json", blobs).outcome
             except InputError:
                 pass  # a corrupt control is warned about when it is itself loaded
         if control and key not in outcome:

@@ -338,15 +338,28 @@ def load_evidence(path: Path, follow: bool = True, blobs: Blobs | None = None) -
     return parse_evidence(path, data, blobs)
 
 
+def read_evidence(path: Path, blobs: Blobs | None = None) -> Evidence:
+    """load_evidence's record as the model, validated once (what every table reads)."""
+    try:
+        data = read_bounded(path, EVIDENCE_MAX_BYTES)
+    except BadFile as e:
+        raise InputError(f"{path}: not an evidence record ({e})") from None
+    return checked(path, data, blobs)[1]
+
+
 def parse_evidence(path: Path, data: bytes, blobs: Blobs | None = None) -> dict[str, Any]:
     """`data` (read from `path`) as a checked record, refs resolved; see load_evidence."""
+    return checked(path, data, blobs)[0]
+
+
+def checked(path: Path, data: bytes, blobs: Blobs | None) -> tuple[dict[str, Any], Evidence]:
     try:
         record = parse_json(data)
         if not isinstance(record, dict):
             raise BadFile(f"a JSON {type(record).__name__}, not an object")
         if isinstance(record.get("schema_version"), int) and record["schema_version"] >= 2:  # version 1 has no refs
             resolve(record, path.parent, blobs)
-        Evidence.model_validate(record)
+        model = Evidence.model_validate(record)
         for c in record["claims"]:
             if not (
                 isinstance(c, dict)
@@ -366,4 +379,4 @@ def parse_evidence(path: Path, data: bytes, blobs: Blobs | None = None) -> dict[
         raise InputError(f"{path}: not an evidence record ({why})") from None
     except BadFile as e:
         raise InputError(f"{path}: not an evidence record ({e})") from None
-    return record
+    return record, model
