@@ -19,7 +19,7 @@ from probes.catalog.windows import Span, Window, span
 from probes.errors import InputError
 from probes.evidence import unrunnable
 from probes.evidence.load import Cell, load
-from probes.report import timeline
+from probes.report import colours, timeline
 from probes.versions.spec import semver_key
 
 
@@ -187,8 +187,26 @@ def check(
 
 
 def changed_at(found: Sequence[Coverage]) -> dict[str, set[str]]:
-    """recipe -> both sides of each of its exact boundaries."""
-    return {c.recipe: {v for b in c.boundaries if b.exact for v in (b.before, b.after)} for c in found}
+    """recipe -> both sides of each of its exact boundaries between two verdicts. A side the
+    harness could not decide (`could-not-drive`, `no-server`) or whose repeats disagree is no
+    change of the CLI to look for in other recipes: Copilot's interactive sessions on a loaded
+    machine flipped so between adjacent releases, and each such flip would add two probes to
+    every other recipe."""
+    out = {}
+    for c in found:
+        sides = zip(c.segments, c.segments[1:], strict=False)  # a boundary lies between two segments
+        out[c.recipe] = {
+            v
+            for b, (lo, hi) in zip(c.boundaries, sides, strict=True)
+            if b.exact and decided(lo.value) and decided(hi.value)
+            for v in (b.before, b.after)
+        }
+    return out
+
+
+def decided(label: str) -> bool:
+    """A verdict of the CLI: not the harness's could-not-decide, not a spread of repeats."""
+    return label not in colours.LABELS["error"] and not colours.FLAKY.fullmatch(label)
 
 
 def with_hints(c: Coverage, changes: Mapping[str, set[str]], lost: Mapping[str, str]) -> Coverage:

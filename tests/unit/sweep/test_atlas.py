@@ -255,3 +255,18 @@ def test_where_another_recipe_changes_is_probed_too(tmp_path):
     hinted = atlas.with_hints(c, changes, {})
     assert hinted.hints == ["1.0.2", "1.0.3"] and not hinted.complete  # 1.0.3|1.0.9 is not exact: no hint
     assert atlas.with_hints(c, changes, {"1.0.2": "x"}).hints == ["1.0.3"]
+
+
+def test_a_change_the_harness_could_not_decide_hints_no_other_recipe(tmp_path):
+    """A boundary beside `could-not-drive` (the harness could not drive the terminal) or beside
+    a cell whose repeats disagree is no change of the CLI: on a loaded machine Copilot's
+    interactive sessions flipped so between adjacent releases, and each flip would have asked
+    two more probes of every other recipe."""
+    results = built(tmp_path, {"1.0.0": "denied", "1.0.9": "denied"})
+    points = {"1.0.1": "prompted-ran", "1.0.2": "could-not-drive", "1.0.3": "prompted-ran", "1.0.9": "prompted-ran"}
+    write_points(results, "copilot", "ask-pretool-interactive", points)
+    c = cover(results)
+    other = atlas.coverage(load(results, "copilot"), "copilot", "ask-pretool-interactive", None, c.window, RELEASES)
+    assert [b.exact for b in other.boundaries] == [True, True]  # it has two exact boundaries
+    assert atlas.changed_at([c, other])["ask-pretool-interactive"] == set()  # and asks nothing of others
+    assert atlas.decided("held") and not atlas.decided("no-server") and not atlas.decided("held×2 / fail-open×1")
