@@ -103,6 +103,8 @@ def say_subagent(outcome: str, obs: Observations, event: str | None) -> str:
 
 
 def say_casing(outcome: str, obs: Observations, event: str | None) -> str:
+    if outcome == "not-recorded":  # Copilot 1.0.0-1.0.7 and 1.0.40-1.0.48 in -p: no repository hook ran
+        return f"{hook_words(event)} did not run, so no payload was recorded"
     return f"{hook_words(event)}'s payload fields are {outcome}" if outcome in ("camelCase", "snake_case") else ""
 
 
