@@ -15,9 +15,10 @@ from probes.check.report import hook_name
 from probes.check.session import run_session
 from probes.check.verdicts import against, blocks, expectations_of, ok, verdict_of
 from probes.errors import InputError
+from probes.evidence.layout import layout
 from probes.evidence.model import evidence_path, write_atomic
 from probes.evidence.readable import evidence_problem
-from probes.evidence.store import compact, layout, put_blob
+from probes.evidence.store import compact, put_blob
 from probes.progress import say
 from probes.versions import prefixes
 

@@ -2,7 +2,7 @@
 affordable as the atlas fills every timeline. For one agent, recipe and setup (a record file's
 stem), a record whose label, observations (but timings) and invocations by event equal those of
 both its neighbours in version order (the adjacent probed versions) repeats them: it is stored
-without its session's bulk (store.DROPPED: invocations, model requests, transcript), keeping
+without its session's bulk (lean.DROPPED: invocations, model requests, transcript), keeping
 everything a reader needs to cite it and the tables, timelines, diffs and the atlas read, and
 saying what was left out, the sha256 and size of the full record as it was, and the neighbours
 it repeated (model.Compacted). Blobs no record refers to any more are then removed.
@@ -29,8 +29,19 @@ from typing import Any
 
 from probes.catalog import windows
 from probes.errors import InputError
+from probes.evidence.lean import emptied, lean
 from probes.evidence.model import parse_evidence, write_atomic
-from probes.evidence.store import BLOBS, Blobs, digest, emptied, layout, refs, unreferenced
+from probes.evidence.store import (
+    BLOBS,
+    Blobs,
+    digest,
+    join_shared,
+    put_blob,
+    refs,
+    shared_ref,
+    unreferenced,
+    unshared,
+)
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
 from probes.report.timeline import read_snapshot
 from probes.versions.spec import semver_key
@@ -58,7 +69,8 @@ class Plan:
     path: Path
     neighbours: tuple[str, str]
     before: int  # its file's bytes now
-    text: str  # the compact record, as it will be written
+    text: str  # the compact record, as it will be written (its own part: store.lean)
+    shared: tuple[str, bytes]  # the shared blob it names (sha256 hex, bytes), in its agent's _blobs
     again: bool = False  # compact already: stored smaller now (DROPPED grew, or on one line)
 
 
@@ -84,6 +96,7 @@ class Sizes:
 class Compaction:
     plans: list[Plan] = field(default_factory=list)
     folders: set[Path] = field(default_factory=set)  # those holding a compact record, once the plans are written
+    agents: set[Path] = field(default_factory=set)  # every agent's folder read: where shared blobs may be left unnamed
     before: dict[str, Sizes] = field(default_factory=dict)
     after: dict[str, Sizes] = field(default_factory=dict)
 
@@ -152,15 +165,16 @@ def cited(results: Path) -> set[tuple[str, str, str]]:
     return out
 
 
-def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Blobs) -> str | None:
-    """The record stored in `path` (its bytes `data`) as a compact record, on one line: each of
-    DROPPED that holds something left empty, everything else as it was, and what it was
-    (model.Compacted); None when that is what is stored already. A record compacted before
-    DROPPED grew keeps its digest and neighbours (of the full record) and loses the rest.
-    Checked to read as a record before it is returned; InputError naming the file when it or
-    a blob cannot be read."""
+def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Blobs) -> tuple[str, tuple[str, bytes]] | None:
+    """The record stored in `path` (its bytes `data`) as a compact record, on one line, and its
+    shared blob (lean.lean): each of DROPPED that holds something left empty, everything else
+    as it was, and what it was (model.Compacted); None when that is what is stored already. A
+    record compacted before (DROPPED grew, or it was not split yet) keeps its digest and
+    neighbours (of the full record) and loses the rest. Checked to read as a record before it
+    is returned; InputError naming the file when it or a blob cannot be read."""
     try:
         record = parse_json(data)
+        join_shared(record, path.parent, blobs)
         was = record.get("compacted")
         full_sha256, full_bytes = (was["full_sha256"], was["full_bytes"]) if was else digest(data, path.parent, blobs)
     except (BadFile, KeyError, TypeError) as e:
@@ -174,11 +188,12 @@ def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Bl
         "full_sha256": full_sha256,
         "neighbours": list(was["neighbours"] if was else neighbours),
     }
-    text = layout(record)
+    text, blob = lean(record)
     if text.encode("utf-8") == data:
         return None
+    blobs.known.setdefault(*blob)  # not written yet
     parse_evidence(path, text.encode("utf-8"), blobs)  # it reads, refs and all, or nothing is written
-    return text
+    return text, blob
 
 
 def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
@@ -206,30 +221,43 @@ def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
     whole = {a: kept_whole(results, a, wins) for a in sorted({p.agent for p in points})}
     found = Compaction()
     for p, older, newer in choose(points, whole, cited(results)):
-        text = compact_text(p.path, data[p.path], (older, newer), blobs)
-        if text is not None:
-            found.plans.append(Plan(p.path, (older, newer), len(data[p.path]), text))
+        made = compact_text(p.path, data[p.path], (older, newer), blobs)
+        if made is not None:
+            found.plans.append(Plan(p.path, (older, newer), len(data[p.path]), *made))
     for p in points:
-        text = compact_text(p.path, data[p.path], ("", ""), blobs) if p.compact else None
-        if text is not None:
-            was = parse_json(text.encode("utf-8"))["compacted"]["neighbours"]
-            found.plans.append(Plan(p.path, (was[0], was[1]), len(data[p.path]), text, again=True))
+        made = compact_text(p.path, data[p.path], ("", ""), blobs) if p.compact else None
+        if made is not None:
+            was = parse_json(made[0].encode("utf-8"))["compacted"]["neighbours"]
+            found.plans.append(Plan(p.path, (was[0], was[1]), len(data[p.path]), *made, again=True))
     found.folders = {p.path.parent for p in points if p.compact} | {pl.path.parent for pl in found.plans}
-    found.before, found.after = sizes(points, data, {pl.path: pl.text for pl in found.plans}, found.folders)
+    found.agents = {p.path.parent.parent for p in points}
+    new = {pl.path: pl.text for pl in found.plans}
+    found.before, found.after = sizes(points, data, new, found.folders, dict(pl.shared for pl in found.plans))
     return found
 
 
 def sizes(
-    points: Sequence[Point], data: Mapping[Path, bytes], new: Mapping[Path, str], swept: set[Path]
+    points: Sequence[Point],
+    data: Mapping[Path, bytes],
+    new: Mapping[Path, str],
+    swept: set[Path],
+    shared: Mapping[str, bytes] | None = None,
 ) -> tuple[dict[str, Sizes], dict[str, Sizes]]:
-    """Each agent's Sizes now (every blob file there) and once the `new` texts are written and,
-    in the `swept` folders, the blobs no record refers to then are removed (apply)."""
+    """Each agent's Sizes now (every blob file there, its shared ones too) and once the `new`
+    texts and `shared` blobs are written and, in the `swept` folders and every agent's shared
+    blobs, the blobs no record refers to then are removed (apply)."""
     block = os.statvfs(points[0].path).f_bsize if points else 4096
     before: dict[str, Sizes] = {}
     after: dict[str, Sizes] = {}
     folders: dict[Path, list[Point]] = {}
     for p in points:
         folders.setdefault(p.path.parent, []).append(p)
+    named_after: dict[str, set[str]] = {}
+
+    def add(s: Sizes, size: int) -> None:
+        s.bytes += size
+        s.disk += math.ceil(size / block) * block
+
     for folder, here in folders.items():
         agent = here[0].agent
         b, a = before.setdefault(agent, Sizes()), after.setdefault(agent, Sizes())
@@ -240,42 +268,56 @@ def sizes(
             for s, raw, is_compact in ((b, old, p.compact), (a, text, p.compact or p.path in new)):
                 s.records += 1
                 s.compact += is_compact
-                s.bytes += len(raw or b"")
-                s.disk += math.ceil(len(raw or b"") / block) * block
-            wanted_after |= stored_refs(text)
+                add(s, len(raw or b""))
+            refs_after, shared_after = stored_refs(text)
+            wanted_after |= refs_after
+            named_after.setdefault(agent, set()).update(shared_after)
         b.versions += 1
         a.versions += 1
-        store = folder / BLOBS
-        for blob in store.iterdir() if store.is_dir() else ():
-            size = blob.lstat().st_size
-            name = blob.name.removesuffix(".txt")
+        for blob, size in blob_sizes(folder / BLOBS).items():
             for s, wanted in ((b, None), (a, wanted_after if folder in swept else None)):
-                if wanted is None or name in wanted:
-                    s.bytes += size
-                    s.disk += math.ceil(size / block) * block
+                if wanted is None or blob in wanted:
+                    add(s, size)
+    for agent, names in named_after.items():
+        there = blob_sizes(points[0].path.parent.parent.parent / agent / BLOBS)
+        for size in there.values():
+            add(before[agent], size)
+        for name in names:
+            size = there.get(name, len((shared or {}).get(name, b"")))
+            add(after[agent], size)
     return before, after
 
 
-def stored_refs(data: bytes | None) -> set[str]:
+def blob_sizes(store: Path) -> dict[str, int]:
+    """sha256 hex -> bytes of each blob in `store`."""
+    return {b.name.removesuffix(".txt"): b.lstat().st_size for b in store.iterdir()} if store.is_dir() else {}
+
+
+def stored_refs(data: bytes | None) -> tuple[set[str], set[str]]:
+    """The blobs a stored record names: those beside it, and its shared one."""
     try:
         record = parse_json(data) if data is not None else None
-        return set(refs(record)) if isinstance(record, dict) else set()
+        if not isinstance(record, dict):
+            return set(), set()
+        name = shared_ref(record)
+        return set(refs(record)), {name} if name else set()
     except BadFile:
-        return set()
+        return set(), set()
 
 
 def apply(found: Compaction, grace_s: float = GRACE_S) -> int:
-    """Write each planned compact record (atomically), then remove the blobs no record of its
-    folder refers to, in every folder that holds a compact record, unless written or touched in
-    the last `grace_s` seconds (a probe writing there may be about to refer to it). Returns the
-    blobs removed."""
+    """Write each planned compact record (atomically, its shared blob first), then remove the
+    blobs no record refers to, in every folder that holds a compact record and in every
+    agent's shared blobs, unless written or touched in the last `grace_s` seconds (a probe
+    writing there may be about to refer to it). Returns the blobs removed."""
     for p in found.plans:
+        put_blob(p.path.parent.parent, *p.shared, write_atomic)
         write_atomic(p.path, p.text)
     removed = 0
     now = time.time()
-    for folder in sorted(found.folders):
-        for blob in unreferenced(folder) or []:
-            if now - blob.lstat().st_mtime >= grace_s:
-                blob.unlink(missing_ok=True)
-                removed += 1
+    gone = [unreferenced(folder) for folder in sorted(found.folders)] + [unshared(a) for a in sorted(found.agents)]
+    for blob in (b for blobs in gone for b in blobs or []):
+        if now - blob.lstat().st_mtime >= grace_s:
+            blob.unlink(missing_ok=True)
+            removed += 1
     return removed

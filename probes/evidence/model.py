@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from probes.errors import HarnessError, InputError
-from probes.evidence.store import Blobs, measured_only, resolve, save
+from probes.evidence.keep import measured_only
+from probes.evidence.store import Blobs, resolve, save
 from probes.evidence.store import check_writable as check_writable  # where results are written: store.py
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded
 from probes.pipeline.normalise import hook_python, known_values, normalise
@@ -179,7 +180,7 @@ class Compacted(Record):
     observations, so it is stored without its session's bulk; this says what was left out and
     what the record was."""
 
-    dropped: list[str]  # the keys no longer stored, each left empty (store.DROPPED; "cli.argv": a key of `cli`)
+    dropped: list[str]  # the keys no longer stored, each left empty (lean.DROPPED; "cli.argv": a key of `cli`)
     full_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")  # `probe cite`'s sha256 of the record as it was: file, then blobs
     full_bytes: int = Field(ge=0)  # the bytes so hashed
     neighbours: list[str]  # the versions whose records it repeated, the older first
@@ -284,7 +285,7 @@ def save_evidence(path: Path, ev: Evidence) -> None:
 
 def save_unless_unchanged(path: Path, ev: Evidence, update: bool = False) -> bool:
     """Write `ev` at `path` unless the record stored there differs only in measured numbers,
-    the run's identity and fields it predates (store.measured_only): then it and its blobs are
+    the run's identity and fields it predates (keep.measured_only): then it and its blobs are
     left as they are, so a re-run does not churn committed evidence. `update`: write anyway.
     Decided before anything is written (save writes blobs first). True when written."""
     if not update and path.is_file():

@@ -17,7 +17,7 @@ from probes.classify import SESSION_KEYS, SessionRecord, label
 from probes.errors import InputError
 from probes.evidence.claims import Run, judge
 from probes.evidence.model import Evidence, load_evidence, upgrade, write_atomic
-from probes.evidence.store import Blobs, compact, layout, put_blob, unreferenced
+from probes.evidence.store import Blobs, put_blobs, stored_form, unreferenced, unshared
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
 
 if TYPE_CHECKING:
@@ -80,6 +80,9 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
     for directory in sorted({p.parent for p in results.glob("*/*/*.json")}):
         for blob in unreferenced(directory) or []:
             blob.unlink(missing_ok=True)
+    for agent_dir in sorted({p.parent.parent for p in results.glob("*/*/*.json")}):
+        for blob in unshared(agent_dir) or []:
+            blob.unlink(missing_ok=True)
 
 
 def with_setup(ev: Evidence, recipe: Recipe | None, path: Path) -> Evidence:
@@ -97,14 +100,12 @@ def with_setup(ev: Evidence, recipe: Recipe | None, path: Path) -> Evidence:
 def store(path: Path, ev: Evidence) -> bool:
     """Write `ev` at `path` as a record is now stored (store.py) unless the file holds exactly
     that already; its blobs first. True when the record was rewritten."""
-    record, blobs = compact(ev.model_dump(mode="json"))
-    text = layout(record)
+    text, blobs, shared = stored_form(ev.model_dump(mode="json"))
     try:
         if read_bounded(path, EVIDENCE_MAX_BYTES, follow=False) == text.encode("utf-8"):
             return False  # the same bytes: its blobs were read to load it, so they are there
     except BadFile:
         pass
-    for digest, data in blobs.items():
-        put_blob(path.parent, digest, data, write_atomic)
+    put_blobs(path, blobs, shared, write_atomic)
     write_atomic(path, text)
     return True

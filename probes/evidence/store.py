@@ -10,7 +10,15 @@ value goes to a blob only when it is at least BLOB_MIN bytes (a ref costs about 
 resolve refs transparently (`resolve`, from evidence.load_evidence): a record reads the same
 whether a value is inline or stored. Blobs are written before the record that refers to them,
 so a reader never meets a ref without its blob; a blob that is missing, too big, or whose
-bytes do not hash to its name makes the record unreadable, with one line naming both."""
+bytes do not hash to its name makes the record unreadable, with one line naming both.
+
+A compact record (compaction.py) keeps in its own file only what its run alone has (OWN:
+its identity, its timings, its digest and neighbours); the rest, which its neighbours on
+other versions share, is one blob per agent, named by the record's "shared" ref:
+
+    results/<agent>/_blobs/<sha256>.txt              what compact records share (a JSON object)
+
+Readers join it back (`resolve`): the record reads the same as before it was split."""
 
 from __future__ import annotations
 
@@ -23,14 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from probes.errors import InputError
-from probes.evidence.claims import verdict_of
+from probes.evidence.layout import dumps, layout
+from probes.evidence.lean import SHARED, join, lean
 from probes.limits import BLOB_MAX_BYTES, EVIDENCE_MAX_BYTES, EXPANDED_MAX_BYTES, BadFile, decode, parse_json, read_bounded
 
 BLOBS = "_blobs"  # beside the records of one agent version; the */*/*.json globs never reach it
 BLOB_SUFFIX = ".txt"
 BLOB_MIN = 128
-WIDTH = 160  # a value whose JSON fits on one line this wide is written on one line
-ONE_LINE = 1 << 30  # a width every record fits in
 REF_RE = re.compile(r"sha256:([0-9a-f]{64})\Z")
 BLOB_NAME_RE = re.compile(r"[0-9a-f]{64}\.txt\Z")
 
@@ -46,81 +53,28 @@ SLOTS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("cli", "stderr_tail"), "text"),
 )
 
-# What a compact record (compaction.py) no longer stores, each as it is left: the session's
-# bulk, and what its recipe and its neighbours say alike (the hooks registered, the CLI's argv,
-# output and environment, side effects, cleanup, isolation): read by classifiers and by a person,
-# not by tables, ranges, citations or cost estimates (the counts and how the CLI ended, its wall
-# time included, stay). "cli.argv" names a key of `cli`.
-DROPPED: dict[str, Any] = {
-    "invocations": [],
-    "model_requests": [],
-    "transcript": None,
-    "hooks": [],
-    "side_effects": [],
-    "cleanup": {},
-    "isolation": None,
-    "cli.argv": [],
-    "cli.stdout_tail": "",
-    "cli.stderr_tail": "",
-    "cli.env_names": None,
-    "cli.secrets_given": None,
-}
+
+def join_shared(record: dict[str, Any], directory: Path, blobs: Blobs) -> int:
+    """A stored record (of `directory`) with the shared part it names joined back, in place;
+    the shared blob's bytes (0 when it names none)."""
+    name = shared_ref(record)
+    if name is None:
+        return 0
+    data = blobs.get(directory.parent, name)
+    join(record, parse_json(data))
+    del record[SHARED]
+    return len(data)
 
 
-def emptied(record: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """`record` as a compact record stores it (a copy: each of DROPPED that holds something
-    left as DROPPED says), and the names so emptied, in DROPPED's order."""
-    out = {k: dict(v) if isinstance(v, dict) else v for k, v in record.items()}
-    names = []
-    for name, empty in DROPPED.items():
-        key, _, inner = name.partition(".")
-        where = out.get(key) if inner else out
-        field = inner or key
-        if isinstance(where, dict) and where.get(field) not in (None, [], {}, ""):
-            where[field] = empty
-            names.append(name)
-    return out, names
-
-
-# ---------------------------------------------------------------- the record's layout
-
-
-def dumps(value: Any, width: int = WIDTH) -> str:
-    """JSON with sorted keys, indented two spaces, where every object or list whose compact
-    form fits in `width` columns stays on one line: diffs stay line by line, records small."""
-    out: list[str] = []
-
-    def enc(v: Any, depth: int, used: int) -> None:
-        flat = json.dumps(v, sort_keys=True, ensure_ascii=False)
-        if not isinstance(v, (dict, list)) or not v or depth * 2 + used + len(flat) <= width:
-            out.append(flat)
-            return
-        pad = "  " * (depth + 1)
-        if isinstance(v, dict):
-            items = sorted(v.items())
-            out.append("{\n")
-            for i, (k, x) in enumerate(items):
-                key = json.dumps(k, ensure_ascii=False) + ": "
-                out.append(pad + key)
-                enc(x, depth + 1, len(key) + 1)
-                out.append(",\n" if i < len(items) - 1 else "\n")
-            out.append("  " * depth + "}")
-        else:
-            out.append("[\n")
-            for i, x in enumerate(v):
-                out.append(pad)
-                enc(x, depth + 1, 1)
-                out.append(",\n" if i < len(v) - 1 else "\n")
-            out.append("  " * depth + "]")
-
-    enc(value, 0, 0)
-    return "".join(out) + "\n"
-
-
-def layout(record: dict[str, Any]) -> str:
-    """A stored record's text: a compact one (compaction.py) on one line, where most of its
-    bytes would be indentation; a whole one as `dumps` lays it out, diffs line by line."""
-    return dumps(record, width=ONE_LINE if record.get("compacted") is not None else WIDTH)
+def shared_ref(record: dict[str, Any]) -> str | None:
+    """The sha256 hex of the shared blob a stored record names, or None; BadFile when its
+    `shared` is not a ref."""
+    value = record.get(SHARED)
+    if value is None:
+        return None
+    if not is_ref(value):
+        raise BadFile(f"{SHARED}: not a ref")
+    return ref_hex(value)
 
 
 # ---------------------------------------------------------------- refs
@@ -161,13 +115,16 @@ def refs(record: dict[str, Any]) -> list[str]:
 
 def digest(data: bytes, directory: Path, blobs: Blobs | None = None) -> tuple[str, int]:
     """A stored record's sha256 as `probe cite` gives it, and the bytes hashed: its file's
-    bytes (`data`), then each blob it refers to, once, in ascending order of their names.
-    BadFile when it is not JSON or a blob cannot be read (Blobs.get)."""
+    bytes (`data`), then each blob it refers to, once, in ascending order of their names,
+    then its shared blob (a compact record's). BadFile when it is not JSON or a blob cannot
+    be read (Blobs.get)."""
     record = parse_json(data)
     h, size = hashlib.sha256(data), len(data)
     blobs = blobs or Blobs()
-    for name in refs(record) if isinstance(record, dict) else []:
-        blob = blobs.get(directory, name)
+    named = [(directory, name) for name in refs(record)] if isinstance(record, dict) else []
+    shared = shared_ref(record) if isinstance(record, dict) else None
+    for folder, name in [*named, *([(directory.parent, shared)] if shared else [])]:
+        blob = blobs.get(folder, name)
         h.update(blob)
         size += len(blob)
     return h.hexdigest(), size
@@ -228,11 +185,12 @@ class Blobs:
 
 
 def resolve(record: dict[str, Any], directory: Path, blobs: Blobs | None = None) -> dict[str, Any]:
-    """`record` (as stored in `directory`) with every ref replaced by its value, in place.
-    BadFile, naming the blob, when one cannot be read or is not what its name says; the
-    values a record expands to are bounded in all (a ref may repeat)."""
+    """`record` (as stored in `directory`) with its shared part joined back and every ref
+    replaced by its value, in place. BadFile, naming the blob, when one cannot be read or is
+    not what its name says; the values a record expands to are bounded in all (a ref may
+    repeat)."""
     blobs = blobs or Blobs()
-    total = 0
+    total = join_shared(record, directory, blobs)
     parsed: dict[str, Any] = {}
     for c, k, kind in list(slots(record)):
         if not is_ref(c[k]):
@@ -262,13 +220,31 @@ def copy_json(value: Any) -> Any:
 # ---------------------------------------------------------------- writing
 
 
+def stored_form(record: dict[str, Any]) -> tuple[str, dict[str, bytes], dict[str, bytes]]:
+    """`record` (full, JSON values) as stored: its file's text, the blobs beside it and the
+    shared blobs in its agent's _blobs (sha256 hex -> bytes). A compact record is stored
+    lean (its own part and one shared blob); a whole one with its SLOTS' values in blobs."""
+    if record.get("compacted") is not None:
+        text, (name, data) = lean(record)
+        return text, {}, {name: data}
+    stored, blobs = compact(record)
+    return layout(stored), blobs, {}
+
+
 def save(path: Path, record: dict[str, Any], write: Callable[[Path, str], None]) -> None:
     """Store `record` (full, JSON values) at `path`: its blobs first (a blob already there
     with the right bytes is left alone), then the record, each through `write` (atomic)."""
-    stored, blobs = compact(record)
+    text, blobs, shared = stored_form(record)
+    put_blobs(path, blobs, shared, write)
+    write(path, text)
+
+
+def put_blobs(path: Path, blobs: dict[str, bytes], shared: dict[str, bytes], write: Callable[[Path, str], None]) -> None:
+    """The blobs of the record to be stored at `path`: beside it, and shared in its agent's."""
     for digest, data in blobs.items():
         put_blob(path.parent, digest, data, write)
-    write(path, layout(stored))
+    for digest, data in shared.items():
+        put_blob(path.parent.parent, digest, data, write)
 
 
 def put_blob(directory: Path, digest: str, data: bytes, write: Callable[[Path, str], None]) -> bool:
@@ -309,72 +285,24 @@ def unreferenced(directory: Path) -> list[Path] | None:
     return sorted(p for p in store.iterdir() if BLOB_NAME_RE.match(p.name) and p.name.removesuffix(BLOB_SUFFIX) not in wanted)
 
 
-# ---------------------------------------------------------------- keeping a stored record
-
-# this run's, not the CLI's: requested_version is how the version was named (latest, a bare
-# agent), the version that ran is executed_version, compared exactly
-IDENTITY = ("run_id", "started_at", "harness", "harness_version", "harness_commit", "requested_version")
-RUN_LEVEL = ((), ("cli",))  # where a null stored value is a field the record predates (the run's setting)
-
-
-def measured_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """True when `new` (a fresh run's record) differs from `old` (the stored one, resolved)
-    only in measured numbers, the run's identity and fields `old` predates, so `old` can stay:
-    a re-run does not churn committed evidence. The verdict and what it rests on must be equal
-    (`exact`); the rest is compared with every number masked. A compact `old` (compaction.py)
-    is compared with `new` as it would be stored compact: a re-run of it keeps it compact."""
-    if old.get("compacted") is not None:
-        old = emptied({k: v for k, v in old.items() if k != "compacted"})[0]  # compacted before DROPPED grew, too
-        new = emptied(new)[0]
-    if exact(old) != exact(new, old.get("observations")):
-        return False
-    kept, fresh = predated(old, new)
-    return masked(kept) == masked(fresh)
-
-
-def predated(old: Any, new: Any, at: tuple[str, ...] = ()) -> tuple[Any, Any]:
-    """`old` and `new` without what `old` predates: a key `old` lacks (anywhere), and a
-    run-level key (top level, cli) that is null in `old`. A null deeper down (a hook's signal)
-    is behaviour, and stays."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        gone = {k for k, v in old.items() if v is None and new.get(k) is not None and at in RUN_LEVEL}
-        pairs = {k: predated(old[k], new[k], (*at, k)) if k in new else (old[k], None) for k in old if k not in gone}
-        return (
-            {k: o for k, (o, _) in pairs.items()},
-            {k: n for k, (_, n) in pairs.items() if k in new},
-        )
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        both = [predated(o, n, at) for o, n in zip(old, new, strict=True)]
-        return [o for o, _ in both], [n for _, n in both]
-    return old, new
-
-
-def exact(record: dict[str, Any], observed: dict[str, Any] | None = None) -> tuple[Any, ...]:
-    """What must be equal, numbers and all, nulls too: the label, the observations but timings
-    (`*_s`; only those in `observed`, when given: an observation added since is no change),
-    counts, the claims' verdicts, the version, how the CLI ended, where it ran, the spread."""
-    cli = record.get("cli") or {}
-    obs = record.get("observations") or {}
-    return (
-        record.get("outcome"),
-        {k: v for k, v in obs.items() if not k.endswith("_s") and (observed is None or k in observed)},
-        record.get("invocations_by_event"),
-        record.get("invocation_count"),
-        record.get("model_request_count"),
-        [verdict_of(c) for c in record.get("claims") or []],
-        record.get("executed_version"),
-        record.get("version_mismatch"),
-        (cli.get("exit_code"), cli.get("exit_signal"), cli.get("timed_out")),
-        record.get("network"),
-        record.get("backend"),
-        (record.get("repeats") or {}).get("outcomes"),
-    )
-
-
-def masked(record: dict[str, Any]) -> str:
-    """The record but its identity, every run of digits as N: pids, offsets, durations."""
-    rest = {k: v for k, v in record.items() if k not in IDENTITY}
-    return re.sub(r"\d+", "N", json.dumps(rest, sort_keys=True, ensure_ascii=False))
+def unshared(agent_dir: Path) -> list[Path] | None:
+    """The shared blobs in `agent_dir`/_blobs no record of that agent names; None when a
+    record there cannot be read (then nothing can be said unreferenced)."""
+    store = agent_dir / BLOBS
+    if not store.is_dir():
+        return []
+    wanted: set[str] = set()
+    for path in agent_dir.glob("*/*.json"):
+        try:
+            record = parse_json(read_bounded(path, EVIDENCE_MAX_BYTES, follow=False))
+            if not isinstance(record, dict):
+                return None
+            name = shared_ref(record)
+        except BadFile:
+            return None
+        if name:
+            wanted.add(name)
+    return sorted(p for p in store.iterdir() if BLOB_NAME_RE.match(p.name) and p.name.removesuffix(BLOB_SUFFIX) not in wanted)
 
 
 def check_writable(results: Path) -> None:

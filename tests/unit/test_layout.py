@@ -254,5 +254,5 @@ def test_the_docs_check_sees_what_is_missing():
     assert missing(page, "CONTRACT.md") == "outside the repository"
     assert missing(page, "results/<agent>/<version>/<recipe>.json") is None
     assert missing(page, ".claude/settings.json") is None  # a workspace's file, not ours
-    assert missing(page, "probes.evidence.store.dumps") is None
+    assert missing(page, "probes.evidence.layout.dumps") is None
     assert missing(page, "probes.install.install") == "no such module or name"

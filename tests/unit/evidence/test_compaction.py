@@ -5,6 +5,7 @@ them as before. A committed record copied to several versions (our own evidence,
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -14,8 +15,11 @@ import pytest
 
 from probes.catalog import windows
 from probes.catalog.recipes import load_all
-from probes.evidence import compaction, store
+from probes.errors import InputError
+from probes.evidence import compaction, keep, lean, store
+from probes.evidence.layout import dumps
 from probes.evidence.load import load
+from probes.evidence.merge import merge
 from probes.evidence.model import Evidence, load_evidence
 from probes.evidence.reclassify import reclassify
 from probes.report.cite import cite, evidence_digest
@@ -38,7 +42,7 @@ def put(root: Path, version: str, recipe: str = "hang-pretool", **edits: object)
         blob = path.parent / store.BLOBS / f"{name}.txt"
         shutil.copy(TEMPLATE.parent / store.BLOBS / f"{name}.txt", blob)
         os.utime(blob, (OLD, OLD))
-    path.write_text(store.dumps(stored))
+    path.write_text(dumps(stored))
     return path
 
 
@@ -73,7 +77,7 @@ def test_a_record_repeating_both_neighbours_is_stored_compact_and_citable_by_its
     one = results / "copilot" / "1.0.1" / "hang-pretool.json"
     record = json.loads(one.read_text())
     record["observations"]["tool_delay_s"] = 9.9  # a timing: it moves on every run, and is kept
-    one.write_text(store.dumps(record))
+    one.write_text(dumps(record))
     digest, size = evidence_digest(one), len(one.read_bytes())
     before = {p: p.read_bytes() for p in results.glob("*/*/*.json")}
     found = compaction.plan(results)
@@ -109,6 +113,41 @@ def test_a_record_repeating_both_neighbours_is_stored_compact_and_citable_by_its
     assert "stored without its invocations, model requests, " in cited
 
 
+def test_a_compact_record_keeps_its_own_run_and_shares_the_rest_once_per_agent(tmp_path, monkeypatch):
+    """A compact record's file holds what its run alone has (lean.OWN, its timings); what it
+    repeats is one blob in its agent's _blobs, named by its "shared" ref, written once for all
+    the records that repeat it. Readers join it back; `probe cite` hashes it too; it goes
+    when no record names it, and `probe merge` carries it."""
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:5], "fail-open"))
+    compaction.apply(compaction.plan(results))
+    paths = [results / "copilot" / v / "hang-pretool.json" for v in ("1.0.1", "1.0.2", "1.0.3")]
+    stored = [json.loads(p.read_text()) for p in paths]
+    assert len({s["shared"]["ref"] for s in stored}) == 1  # three records, one shared blob
+    own = {"cli": {"budget_s", "first_model_request_s", "wall_s"}, "compacted": {"full_bytes", "full_sha256", "neighbours"}}
+    assert {k: set(v) if k in own else v for k, v in stored[0].items() if k in (*own, "outcome", "question")} == own
+    assert set(stored[0]) - {"cli", "compacted", "shared", "observations"} <= lean.OWN
+    shared = results / "copilot" / store.BLOBS / f"{stored[0]['shared']['ref'].removeprefix('sha256:')}.txt"
+    assert json.loads(shared.read_text())["outcome"] == "fail-open"
+    whole = load_evidence(results / "copilot" / "1.0.0" / "hang-pretool.json")
+    kept = load_evidence(paths[1])
+    assert kept["question"] == whole["question"] and kept["cli"]["exit_code"] == whole["cli"]["exit_code"]
+    assert kept["compacted"]["neighbours"] == ["1.0.1", "1.0.3"] and "shared" not in kept
+    h = hashlib.sha256(paths[1].read_bytes())
+    h.update(shared.read_bytes())  # after the blobs beside it (it has none left)
+    assert evidence_digest(paths[1]) == h.hexdigest()
+    merged = tmp_path / "merged"
+    assert merge([results], merged)[0] == 5 and (merged / shared.relative_to(results)).read_bytes() == shared.read_bytes()
+    assert load_evidence(merged / paths[1].relative_to(results))["outcome"] == "fail-open"
+    shared.write_text("{}")  # spoiled: the records naming it do not read
+    with pytest.raises(InputError, match="does not hash to its name"):
+        load_evidence(paths[1])
+    for p, outcome in zip(paths, ("held", "fail-open", "held"), strict=True):
+        put(results, p.parent.name, outcome=outcome)  # whole again, and each differs: nothing names the blob
+    assert store.unshared(results / "copilot") == [shared]
+    compaction.apply(compaction.plan(results), grace_s=0)
+    assert not shared.exists() and compacted(results) == []
+
+
 def test_a_record_compacted_before_dropped_grew_is_stored_smaller_keeping_its_full_digest(tmp_path, monkeypatch):
     """A compact record of an earlier `probe compact` (its session dropped only, indented) is
     stored again, smaller, on one line: its digest and neighbours are still the full record's."""
@@ -116,7 +155,7 @@ def test_a_record_compacted_before_dropped_grew_is_stored_smaller_keeping_its_fu
     one = results / "copilot" / "1.0.1" / "hang-pretool.json"
     old = json.loads(one.read_text()) | {"invocations": [], "model_requests": []}
     full = {"dropped": ["invocations", "model_requests"], "full_bytes": 9, "full_sha256": "a" * 64, "neighbours": ["0.9", "1.1"]}
-    one.write_text(store.dumps(old | {"compacted": full}))
+    one.write_text(dumps(old | {"compacted": full}))
     found = compaction.plan(results)
     assert [(p.path, p.again, p.neighbours) for p in found.plans] == [(one, True, ("0.9", "1.1"))]
     compaction.apply(found)
@@ -180,8 +219,8 @@ def test_readers_keep_a_compact_record_s_label_and_a_rerun_keeps_it_compact(tmp_
         == "0 record(s) changed; 1 compact record(s) kept their labels (their sessions are not stored: not classified again)\n"
     )
     whole = load_evidence(TEMPLATE) | {"requested_version": "1.0.1", "executed_version": "1.0.1"}
-    assert store.measured_only(load_evidence(path), whole)  # a re-run differing in timings only: kept compact
-    assert not store.measured_only(load_evidence(path), whole | {"outcome": "held"})
+    assert keep.measured_only(load_evidence(path), whole)  # a re-run differing in timings only: kept compact
+    assert not keep.measured_only(load_evidence(path), whole | {"outcome": "held"})
 
 
 def test_the_schema_takes_a_compact_record_and_the_versions_the_tests_pin_stay_whole():

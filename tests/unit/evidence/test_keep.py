@@ -1,5 +1,5 @@
 """A re-run that differs from the stored record only in measured numbers, the run's identity and
-fields the stored record predates leaves it and its blobs alone (store.measured_only,
+fields the stored record predates leaves it and its blobs alone (keep.measured_only,
 model.save_unless_unchanged): the first command in a fresh clone does not dirty `git status`."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from probes.evidence import store
+from probes.evidence import keep, store
 from probes.evidence.model import Evidence, load_evidence, save_evidence, save_unless_unchanged
 from tests.helpers import RESULTS, ROOT
 
@@ -44,8 +44,8 @@ def test_measured_only_ignores_timings_identity_and_predated_fields():
     old["isolation"], old["cli"]["secrets_given"] = None, None
     new["requested_version"] = "latest"  # `probe run copilot` named the version that ran
     new["setup"] = {**old["setup"], "rules": "none"}  # a setup dimension the stored record predates
-    assert store.measured_only(old, new)
-    assert store.measured_only(old, old)
+    assert keep.measured_only(old, new)
+    assert keep.measured_only(old, old)
 
 
 def edit(path: str, value: Any):
@@ -79,7 +79,7 @@ def test_measured_only_sees_a_label_or_observation_change(change):
     old = committed()
     new = timing_only(old)
     change(new)
-    assert not store.measured_only(old, new)
+    assert not keep.measured_only(old, new)
 
 
 def renumbered(text: str) -> str:

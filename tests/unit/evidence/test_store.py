@@ -14,6 +14,7 @@ import pytest
 from probes import limits
 from probes.errors import InputError
 from probes.evidence import store
+from probes.evidence.layout import dumps
 from probes.evidence.merge import merge
 from probes.evidence.model import SCHEMA_VERSION, Evidence, load_evidence, save_evidence, write_atomic
 from tests.helpers import ROOT, probe_cmd
@@ -37,7 +38,8 @@ def saved(tree: Path, cell: str = CELL) -> Path:
 
 
 def blob_files(tree: Path) -> list[Path]:
-    return sorted(tree.glob(f"*/*/{store.BLOBS}/*"))
+    """Every blob of `tree`: beside records, and shared by an agent's compact records."""
+    return sorted([*tree.glob(f"*/*/{store.BLOBS}/*"), *tree.glob(f"*/{store.BLOBS}/*")])
 
 
 def one_line(proc, code: int, *words: str) -> None:
@@ -66,7 +68,7 @@ def test_a_record_round_trips_through_the_store(tmp_path):
 
 
 def test_the_layout_keeps_short_values_on_one_line():
-    text = store.dumps({"b": [1, 2], "a": {"x": "y" * 200, "z": None}, "c": []})
+    text = dumps({"b": [1, 2], "a": {"x": "y" * 200, "z": None}, "c": []})
     assert text == '{\n  "a": {\n    "x": "' + "y" * 200 + '",\n    "z": null\n  },\n  "b": [1, 2],\n  "c": []\n}\n'
     assert json.loads(text) == {"b": [1, 2], "a": {"x": "y" * 200, "z": None}, "c": []}
 
@@ -183,5 +185,7 @@ def test_committed_results_are_compact_and_read_whole():
         stored = json.loads(p.read_text())
         assert stored["schema_version"] == SCHEMA_VERSION, p
         referenced |= {f"{p.parent.relative_to(RESULTS)}/{h}" for h in store.refs(stored)}
+        shared = store.shared_ref(stored)
+        referenced |= {f"{p.parent.parent.relative_to(RESULTS)}/{shared}"} if shared else set()
     assert referenced == {f"{b.parent.parent.relative_to(RESULTS)}/{b.stem}" for b in blobs}  # none missing, none unused
     assert max(b.stat().st_size for b in blobs) < limits.BLOB_MAX_BYTES // 16
