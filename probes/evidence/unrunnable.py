@@ -1,5 +1,9 @@
 """Releases that could not run, with the reason, per agent: results/<agent>/unrunnable.json
-(`{"agent", "releases": {VERSION: REASON}}`, sorted, no timestamp: git dates it). A release
+(`{"agent", "releases": {VERSION: REASON}, "recipes": {RECIPE: {VERSION: REASON}}}`, sorted,
+no timestamp: git dates it). `releases` holds what speaks for every recipe (the release did not
+install or start, another version ran, or neither a recipe nor its control said what ran);
+`recipes` what speaks for one recipe alone (its session ended before it said its version while
+its control ran that release), present only when it holds something. A release
 that cannot install or start leaves no evidence record, so without this the atlas would try
 it again on every run and its boundary would stay open; with it the boundary is closed by
 the reason (docs/ranges.md, the atlas). The */*/*.json globs of the evidence never reach it.
@@ -25,30 +29,55 @@ def path_of(results: Path, agent: str) -> Path:
     return results / agent / FILE
 
 
-def read(results: Path, agent: str) -> dict[str, str]:
-    """version -> reason; {} when there is none (or it cannot be read: a warning names it)."""
+def read(results: Path, agent: str, recipe: str | None = None) -> dict[str, str]:
+    """version -> reason, for every recipe, and `recipe`'s own when named; {} when there is
+    none (or it cannot be read: a warning names it)."""
+    doc = _load(results, agent)
+    return {**doc[0], **doc[1].get(recipe or "", {})}
+
+
+def _load(results: Path, agent: str) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     path = path_of(results, agent)
     if not path.exists():
-        return {}
+        return {}, {}
     try:
         data = load_json(path, MAX_BYTES)
         releases = data.get("releases") if isinstance(data, dict) else None
-        if not (isinstance(releases, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in releases.items())):
-            raise BadFile("releases must map versions to reasons")
+        recipes = data.get("recipes", {}) if isinstance(data, dict) else None
+        if not (
+            isinstance(releases, dict)
+            and _reasons(releases)
+            and isinstance(recipes, dict)
+            and all(_reasons(r) for r in recipes.values())
+        ):
+            raise BadFile("releases (and each of recipes) must map versions to reasons")
     except BadFile as e:
         warn(f"{path}: not a list of releases that cannot run ({e}); every release counts as runnable")
-        return {}
-    return dict(releases)
+        return {}, {}
+    return dict(releases), {str(k): dict(v) for k, v in recipes.items()}
 
 
-def record(results: Path, agent: str, found: Mapping[str, str]) -> Path | None:
-    """Add `found` (version -> reason) to the agent's file; nothing written when nothing is new."""
-    had = read(results, agent)
+def _reasons(value: object) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+def record(results: Path, agent: str, found: Mapping[str, str], recipe: str | None = None) -> Path | None:
+    """Add `found` (version -> reason) to the agent's file, as what speaks for every recipe, or
+    for `recipe` alone when named; nothing written when nothing is new."""
+    releases, recipes = _load(results, agent)
+    had = recipes.get(recipe, {}) if recipe else releases
     new = {v: r[:REASON_MAX] for v, r in found.items()}
     if all(had.get(v) == r for v, r in new.items()):
         return None
     merged = {**had, **new}
-    doc = {"agent": agent, "releases": {v: merged[v] for v in sorted(merged, key=semver_key)}}
+    merged = {v: merged[v] for v in sorted(merged, key=semver_key)}
+    if recipe:
+        recipes[recipe] = merged
+    else:
+        releases = merged
+    doc: dict[str, object] = {"agent": agent, "releases": releases}
+    if recipes:
+        doc["recipes"] = {r: recipes[r] for r in sorted(recipes)}
     path = path_of(results, agent)
     write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n", "unrunnable releases", "check --results")
     return path

@@ -179,7 +179,8 @@ def check(
         cells = load(results, agent) if names else []
         got = AgentCoverage(agent, win)
         for name in names:
-            got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, lost))
+            own = unrunnable.read(results, agent, name)
+            got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, own))
         changes = changed_at(got.recipes)
         got.recipes = [with_hints(c, changes, lost) for c in got.recipes]
         out.append(got)

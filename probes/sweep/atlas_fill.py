@@ -62,7 +62,7 @@ class Done:
 def again(c: Coverage, results: Path) -> Coverage:
     """The pair's coverage re-read from results/ (what the probes just wrote counts)."""
     snapshot = timeline.read_snapshot(results, c.agent) or c.window.releases
-    lost = unrunnable.read(results, c.agent)
+    lost = unrunnable.read(results, c.agent, c.recipe)
     return coverage(load(results, c.agent, c.recipe), c.agent, c.recipe, c.control, c.window, snapshot, lost)
 
 
@@ -77,43 +77,43 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
     done = Done(c.agent, c.recipe)
     agent = get_agent(c.agent)
     hints = c.hints  # the agent's other recipes' changes (atlas.with_hints): `again` reads this recipe alone
-    lost = unrunnable.read(results, c.agent)
+    lost = unrunnable.read(results, c.agent, c.recipe)
     if outer_end_lost(c, lost):  # halve first: sampling the first release not known to fail would try one more
         with Runner(agent, c.recipe, results, jobs) as runner:
             done.halved = halve_ends(c, runner, lost)
-        remember(results, c.agent, done.halved)
+        remember(results, c.agent, c.recipe, done.halved)
         c = again(c, results)
-        lost = unrunnable.read(results, c.agent)
+        lost = unrunnable.read(results, c.agent, c.recipe)
     ends = runnable_ends(c, {**lost, **c.cannot_run})
     if ends and (c.head or c.tail or c.opened):  # ends first (an `every` past the window samples only them), then halving
         lo, hi = ends
         done.filled = fill(agent, c.recipe, results, None, f"{lo}..{hi}", len(c.window.releases) + 1, jobs, unrunnable=lost)
-        remember(results, c.agent, skipped_of(done.filled))
+        remember(results, c.agent, c.recipe, skipped_of(done.filled))
         c = again(c, results)
     with Runner(agent, c.recipe, results, jobs) as runner:
-        if outer_end_lost(c, unrunnable.read(results, c.agent)):  # the fill's own end could not run
-            more = halve_ends(c, runner, unrunnable.read(results, c.agent))
+        if outer_end_lost(c, unrunnable.read(results, c.agent, c.recipe)):  # the fill's own end could not run
+            more = halve_ends(c, runner, unrunnable.read(results, c.agent, c.recipe))
             done.halved += more
-            remember(results, c.agent, more)
+            remember(results, c.agent, c.recipe, more)
             c = again(c, results)
             if c.opened:  # what runs at the far end may differ: bisect it as fill does
-                lost = unrunnable.read(results, c.agent)
+                lost = unrunnable.read(results, c.agent, c.recipe)
                 whole = f"{c.window.first}..{c.window.last}"
                 done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
                 c = again(c, results)
-        hinted = [v for v in hints if v not in unrunnable.read(results, c.agent) and v not in c.probed]
+        hinted = [v for v in hints if v not in unrunnable.read(results, c.agent, c.recipe) and v not in c.probed]
         if hinted:  # where another recipe changes, this one may too, and come back between two probes
             done.hinted = runner.probe(hinted)
-            remember(results, c.agent, done.hinted)
+            remember(results, c.agent, c.recipe, done.hinted)
             c = again(c, results)
             if c.opened:
-                lost = unrunnable.read(results, c.agent)
+                lost = unrunnable.read(results, c.agent, c.recipe)
                 whole = f"{c.window.first}..{c.window.last}"
                 done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
                 c = again(c, results)
         if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
             done.pinned = runner.probe(c.pinned_unprobed)
-            remember(results, c.agent, done.pinned)
+            remember(results, c.agent, c.recipe, done.pinned)
             c = again(c, results)
         if c.control and c.control_missing:
             done.controls = runner.probe(c.control_missing, recipe=c.control)
@@ -149,12 +149,14 @@ def halve_ends(c: Coverage, runner: Runner, lost: Mapping[str, str]) -> list[Poi
     return probed
 
 
-def remember(results: Path, agent: str, points: Sequence[Point]) -> None:
+def remember(results: Path, agent: str, recipe: str, points: Sequence[Point]) -> None:
     """The releases that could not run (install, start, another version ran), with the
-    reason, kept so the next atlas passes over them (evidence/unrunnable.py)."""
-    lost = {p.version: p.reason for p in points if p.skipped and p.reason}
-    if lost:
-        unrunnable.record(results, agent, lost)
+    reason, kept so the next atlas passes over them (evidence/unrunnable.py): for every
+    recipe, or for `recipe` alone when only its own session did not say what ran."""
+    for scope in ("release", "recipe"):
+        lost = {p.version: p.reason for p in points if p.skipped and p.reason and p.scope == scope}
+        if lost:
+            unrunnable.record(results, agent, lost, recipe if scope == "recipe" else None)
 
 
 def fill_all(pairs: Sequence[Coverage], results: Path, jobs: int = 1, minutes: int | None = None) -> list[Done]:

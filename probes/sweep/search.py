@@ -25,6 +25,9 @@ class Point:
     reason: str | None = None  # why it was skipped
     values: tuple[str, ...] = ()  # every run's verdict when the repeats disagreed (flaky)
     evidence: str | None = None  # where its record was written
+    # what a skip speaks for: the release (it did not install or start, another version ran) or
+    # this recipe alone (its session ended before it said what ran; its control may say more)
+    scope: Literal["release", "recipe"] = "release"
 
     @property
     def skipped(self) -> bool:

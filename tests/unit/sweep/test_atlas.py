@@ -175,7 +175,7 @@ def test_releases_that_cannot_run_are_kept_with_their_reason_and_close_what_they
     from probes.sweep.search import Point
 
     results = built(tmp_path, {"1.0.2": "allowed", "1.0.5": "denied", "1.0.9": "denied"})
-    remember(results, "copilot", [Point("1.0.3", reason="npm error notarget"), Point("1.0.4", "allowed")])
+    remember(results, "copilot", RECIPE, [Point("1.0.3", reason="npm error notarget"), Point("1.0.4", "allowed")])
     path = unrunnable.path_of(results, "copilot")
     assert json.loads(path.read_text()) == {"agent": "copilot", "releases": {"1.0.3": "npm error notarget"}}
     before = path.stat().st_mtime_ns
@@ -193,6 +193,28 @@ def test_releases_that_cannot_run_are_kept_with_their_reason_and_close_what_they
     assert without.head == ["1.0.0", "1.0.1"] and [o.between for o in without.opened] == [["1.0.3", "1.0.4"]]
     path.write_text("[1]")
     assert unrunnable.read(results, "copilot") == {} and "every release counts as runnable" in capsys.readouterr().err
+
+
+def test_a_run_that_never_said_its_version_speaks_for_its_recipe_alone(tmp_path):
+    """A session that ended before it said what ran (a hook cancelling --worktree, a dialog)
+    is kept for its recipe, not the release: other recipes still probe that release."""
+    from probes.evidence import unrunnable
+    from probes.sweep.atlas_fill import remember
+    from probes.sweep.search import Point
+
+    results = built(tmp_path, {"1.0.2": "allowed", "1.0.5": "denied"})
+    said = "ran None (version_mismatch); it said: Enter to confirm"
+    remember(results, "copilot", RECIPE, [Point("1.0.3", reason=said, scope="recipe"), Point("1.0.4", reason="npm error E404")])
+    doc = json.loads(unrunnable.path_of(results, "copilot").read_text())
+    assert doc == {"agent": "copilot", "releases": {"1.0.4": "npm error E404"}, "recipes": {RECIPE: {"1.0.3": said}}}
+    assert unrunnable.read(results, "copilot") == {"1.0.4": "npm error E404"}
+    assert unrunnable.read(results, "copilot", "another-recipe") == {"1.0.4": "npm error E404"}
+    assert unrunnable.read(results, "copilot", RECIPE) == {"1.0.3": said, "1.0.4": "npm error E404"}
+    win = windows.span("copilot", windows.Window.model_validate({"from": "1.0.0"}), RELEASES)
+    c = atlas.coverage(
+        load(results, "copilot"), "copilot", RECIPE, CONTROL, win, RELEASES, unrunnable.read(results, "copilot", RECIPE)
+    )
+    assert {"1.0.3", "1.0.4"} <= set(c.cannot_run)
 
 
 def test_an_end_stretch_between_two_releases_that_cannot_run_is_taken_not_to_run(tmp_path):
