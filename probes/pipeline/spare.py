@@ -2,7 +2,9 @@
 directory made and capped, the runner's files copied and the runner started, while this probe's
 session runs. The next probe takes it, so its launch does not wait
 for the runner's namespaces and interpreter (0.08 s on an idle machine, 0.2 s at load 6,
-benchmarks/README.md). A lone `probe run` makes none (its runner's start overlaps its own
+benchmarks/README.md). A search probing one version at a time (an atlas's pinned versions and
+hints, a bisect with --jobs 1) keeps one in its own process too (bisect.Runner.probe). A lone
+`probe run` makes none (its runner's start overlaps its own
 imports, and nothing would take it).
 
 A spare is its process's: the runner dies with it (die_with_parent), an idle runner leaves when

@@ -26,6 +26,7 @@ from probes.catalog.setup import split_stem, stem
 from probes.errors import Exit, InputError, ProbeError
 from probes.evidence import unrunnable
 from probes.evidence.model import load_evidence
+from probes.pipeline import spare
 from probes.pipeline.run import probe_repeated
 from probes.report.timeline import candidates_of, compact, write_snapshot
 from probes.sweep.search import Bisection, Point, last_words, point_json, search
@@ -115,6 +116,7 @@ class Runner:
         on = self.round_line(versions, what) if recipe is None else f"probing {what} on {self.agent.name} {', '.join(versions)}"
         progress.say(on + (f", {self.jobs} at a time" if self.jobs > 1 and len(versions) > 1 else ""))
         if self.jobs == 1 or len(versions) == 1:
+            spare.enable()  # this process runs probe after probe too: each leaves the next one's runner started
             return [self.said(*probe_checked(*a), name) for a in args]
         if self.pool is None:
             self.pool = self.new_pool(self.jobs)
