@@ -176,13 +176,15 @@ def check(
         win = span(agent, windows[agent], snapshot, lo, hi)
         lost = unrunnable.read(results, agent)
         names = non_control(recipes, agent, recipe, core)
+        every = non_control(recipes, agent) if names else []  # the hints come from every recipe, whatever is asked
         cells = load(results, agent) if names else []
-        got = AgentCoverage(agent, win)
-        for name in names:
+        found = []
+        for name in every:
             own = unrunnable.read(results, agent, name)
-            got.recipes.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, own))
-        changes = changed_at(got.recipes)
-        got.recipes = [with_hints(c, changes, lost) for c in got.recipes]
+            found.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, own))
+        changes = changed_at(found)
+        got = AgentCoverage(agent, win)
+        got.recipes = [with_hints(c, changes, lost) for c in found if c.recipe in names]
         out.append(got)
     return out
 

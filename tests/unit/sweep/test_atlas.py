@@ -292,3 +292,18 @@ def test_a_change_the_harness_could_not_decide_hints_no_other_recipe(tmp_path):
     assert [b.exact for b in other.boundaries] == [True, True]  # it has two exact boundaries
     assert atlas.changed_at([c, other])["ask-pretool-interactive"] == set()  # and asks nothing of others
     assert atlas.decided("held") and not atlas.decided("no-server") and not atlas.decided("held×2 / fail-open×1")
+
+
+def test_one_recipe_asked_for_keeps_the_hints_of_every_other(tmp_path):
+    """`--recipe R` (or `--core`) narrows what is reported and filled, not what R must probe:
+    where another recipe of the agent changes, R is asked to probe there all the same."""
+    from tests.synthetic import write_points
+
+    results = built(tmp_path, {"1.0.0": "allowed", "1.0.9": "allowed"})
+    write_points(
+        results, "copilot", "deny-json-pretool", {"1.0.0": "allowed", "1.0.4": "allowed", "1.0.5": "denied", "1.0.9": "denied"}
+    )
+    win = windows.Window.model_validate({"from": "1.0.0"})
+    whole = {c.recipe: c for a in atlas.check(results, {"copilot": win}, load_all(), ["copilot"]) for c in a.recipes}
+    one = atlas.check(results, {"copilot": win}, load_all(), ["copilot"], recipe=RECIPE)[0].recipes
+    assert [c.recipe for c in one] == [RECIPE] and one[0].hints == whole[RECIPE].hints == ["1.0.4", "1.0.5"]
