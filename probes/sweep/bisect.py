@@ -1,9 +1,7 @@
-"""`probe bisect`'s work (the command: commands/bisect.py): the search (search.py) run
-on real CLIs. Each version is probed as `probe run` probes it (run.probe_repeated, so its
-evidence is written as usual), N at a time with --jobs N, while the versions the next round
-may need install in the background. The recipe's control is probed on every version probed,
-with the same install (a control record already there is read instead), and on both versions
-of a boundary: a verdict the control shares is not earned, and the report says so."""
+"""`probe bisect`'s work (commands/bisect.py): the search (search.py) run on real CLIs, each
+version probed as `probe run` probes it (run.probe_repeated), N at a time with --jobs N, the
+next round's versions installed meanwhile. The recipe's control is probed on every version
+probed (a record already there is read instead): a verdict it shares is not earned."""
 
 from __future__ import annotations
 
@@ -36,9 +34,8 @@ PREFETCH_WORKERS = 2  # npm installs beside the probes: more would starve 2 core
 
 
 def probe_point(agent: str, version: str, recipe: str, results: str, repeat: int, observation: str | None) -> Point:
-    """One version probed `repeat` times (its evidence written), as a Point: its verdict,
-    flaky when the runs disagree, skipped (with the reason) when it cannot install or run, or
-    when another version ran than the one asked (version_mismatch)."""
+    """One version probed `repeat` times (its evidence written), as a Point: its verdict, flaky
+    when the runs disagree, skipped (with the reason) when it cannot install or run, or another ran."""
     return probe_checked(agent, version, recipe, results, repeat, observation)[0]
 
 
@@ -125,9 +122,8 @@ class Runner:
         return [self.said(*_result(f), name) for f in futures]
 
     def round_line(self, versions: list[str], what: str) -> str:
-        """`bisect round 2 of ~4: R and its control C on copilot 1.0.58 (between 1.0.49 and
-        1.0.63)`; in a search of another's (timeline --fill), `round 7: ...` (it knows no total,
-        and the evidence's versions bound its intervals)."""
+        """`bisect round 2 of ~4: R and its control C on copilot 1.0.58 (between 1.0.49 and 1.0.63)`;
+        in a search of another's (timeline --fill) `round 7: ...`: it knows no total."""
         self.rounds, on = self.rounds + 1, f"{what} on {self.agent.name} {', '.join(versions)}"
         if not self.expected:
             return f"round {self.rounds}: {on}"
@@ -138,8 +134,7 @@ class Runner:
         return f"bisect round {self.rounds} of ~{max(self.expected, self.rounds)}: {on}{between}"
 
     def expect(self, candidates: int) -> None:
-        """A search of `candidates` versions is next: its rounds are counted from 1, out of
-        about 1 (the ends) + log_(jobs+1) of the candidates between them."""
+        """A search of `candidates` versions is next: rounds from 1, of about 1 + log_(jobs+1) of them."""
         self.rounds = 0
         self.expected = 1 + math.ceil(math.log(max(candidates - 1, 1)) / math.log(self.jobs + 1))
 
@@ -181,8 +176,7 @@ class Runner:
         self.pipes.close()
 
     def stop(self) -> None:
-        """Interrupted (or failed): the probes and installs stopped within
-        stopping.STOP_GRACE_S, those not started dropped."""
+        """Interrupted (or failed): probes and installs stopped within STOP_GRACE_S, the rest dropped."""
         stopping.stop(*(p for p in (self.pool, self.installer) if p is not None))
 
     def __enter__(self) -> Runner:
@@ -196,8 +190,7 @@ class Runner:
 
 
 def _result(f: Future[tuple[Point, Control | None]]) -> tuple[Point, Control | None]:
-    """The point, waited for in steps: a signal's handler runs in Python, so one that comes
-    just before an unbounded wait blocks would be taken only when the probe is done."""
+    """The point, waited for in steps: a signal's Python handler would wait out an unbounded wait."""
     while True:
         try:
             return f.result(timeout=0.5)

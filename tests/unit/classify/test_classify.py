@@ -136,7 +136,7 @@ def test_a_tool_delay_is_absent_where_the_tool_ran_before_the_hook():
     ev["side_effects"][0]["offset_s"] = ev["invocations"][0]["start_offset_s"] - 0.5  # ran before the hook
     assert classify(ev, "hang-pretool")[1]["tool_delay_s"] is None
     for path in CASES:
-        delay = json.loads(path.read_text())["observations"].get("tool_delay_s")
+        delay = load_evidence(path)["observations"].get("tool_delay_s")
         assert delay is None or delay >= 0, path
 
 

@@ -12,6 +12,7 @@ from probes.catalog.recipes import load_all
 from probes.classify import CLASSIFIERS, SESSION_KEYS, classifier
 from probes.classify.session import Part
 from probes.classify.session import SessionRecord as Session
+from probes.evidence.model import load_evidence
 from tests.helpers import ROOT, probe_cmd
 
 RESULTS = ROOT / "results"
@@ -33,7 +34,7 @@ def test_the_key_observation_is_one_the_classifier_reports():
     recipes = load_all()
     seen = set()
     for path in sorted(RESULTS.glob("*/*/*.json")):
-        ev = json.loads(path.read_text())
+        ev = load_evidence(path)
         c = CLASSIFIERS[recipes[ev["recipe"]].classifier]
         if c.key and ev["outcome"] != "could-not-drive":
             assert c.key in ev["observations"], (path, c.key)

@@ -20,6 +20,7 @@ import pytest
 
 from probes import limits
 from probes.cli import main
+from probes.evidence import store
 from probes.sweep import bump
 from tests.helpers import ROOT
 
@@ -90,6 +91,11 @@ def results(tmp_path):
     for spec in (SPEC, NEXT):
         agent, version = spec.split("@")
         shutil.copytree(ROOT / "results" / agent / version, dst / agent / version)
+        for record in (dst / agent / version).glob("*.json"):  # what its compact records share (docs/evidence.md)
+            name = store.shared_ref(json.loads(record.read_text()))
+            if name:
+                (dst / agent / store.BLOBS).mkdir(exist_ok=True)
+                shutil.copy(ROOT / "results" / agent / store.BLOBS / f"{name}.txt", dst / agent / store.BLOBS)
     return dst
 
 

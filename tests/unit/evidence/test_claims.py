@@ -1,10 +1,9 @@
-import json
-
 import pytest
 
 from probes.catalog.parts import PRECONDITION_NAMES, Claim, Needs
 from probes.catalog.recipes import load_all
 from probes.evidence.claims import PRECONDITIONS, Run, judge, verdict_of
+from probes.evidence.model import load_evidence
 from tests.helpers import ROOT
 
 CLAIM = Claim(
@@ -108,14 +107,14 @@ def test_older_records_read_their_verdict_from_agrees():
 def test_every_committed_claim_has_a_verdict_and_a_reason():
     """A claim that agrees or disagrees is one its run could show: its needs are met."""
     for path in RESULTS.glob("*/*/*.json"):
-        for c in json.loads(path.read_text())["claims"]:
+        for c in load_evidence(path)["claims"]:
             assert c["verdict"] in ("agrees", "disagrees", "untested") and c["reason"], path
             assert c["agrees"] == {"agrees": True, "disagrees": False, "untested": None}[c["verdict"]], path
 
 
 def test_the_audited_claims_are_untested_where_their_run_cannot_show_them():
     def claims(agent: str, version: str, recipe: str) -> list[dict]:
-        return json.loads((RESULTS / agent / version / f"{recipe}.json").read_text())["claims"]
+        return load_evidence(RESULTS / agent / version / f"{recipe}.json")["claims"]
 
     (timeout,) = claims("claude", "2.1.328", "default-timeout-pretool")
     assert timeout["verdict"] == "untested" and "budget (40 s)" in timeout["reason"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from probes.evidence.model import load_evidence
 from tests.helpers import ROOT, probe_cmd
 
 SCHEMA_FILE = ROOT / "docs" / "evidence.schema.json"
@@ -22,5 +23,5 @@ def test_every_committed_record_has_the_keys_the_schema_names():
     required, known = set(schema["required"]), set(schema["properties"])
     assert {"agent", "recipe", "outcome", "observations", "invocations"} <= required
     for path in sorted((ROOT / "results").glob("*/*/*.json")):
-        keys = set(json.loads(path.read_text()))
+        keys = set(load_evidence(path))
         assert required <= keys <= known, path

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from probes.evidence.load import load
+from probes.evidence.model import load_evidence
 from probes.report.colours import LABELS, MEANINGS, meaning_of, meaning_of_cell
 from probes.report.page import runs
 from tests.helpers import ROOT, page, tree
@@ -43,10 +44,9 @@ def test_colours_are_fixed_by_meaning_and_every_committed_label_has_one():
     assert meaning_of("parallel×1 / serial×4").key == "flaky"
     assert len({m.fill for m in MEANINGS}) == len(MEANINGS)  # one colour, one meaning
     verdicts = {label for labels in LABELS.values() for label in labels}
-    import json
 
     for path in RESULTS.glob("*/*/*.json"):  # a committed label is a verdict we know, or a recorded fact
-        label = json.loads(path.read_text())["outcome"]
+        label = load_evidence(path)["outcome"]
         recorded = re.fullmatch(
             r"\d+-of-\d+-\w+|\d+-starts-\d+-prompts|[\w-]+(\+[\w-]+)+|[a-z_]+|[a-zA-Z]+|[a-z]+-[a-z-]+", label
         )
