@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from probes.evidence.model import load_evidence
 from tests.helpers import CLAUDE, COPILOT, ROOT, need
 
 pytestmark = pytest.mark.real
@@ -47,7 +48,7 @@ def test_core_recipes_give_the_local_verdict_in_a_container(spec, recipe, engine
     assert proc.returncode == 0, proc.stderr
     ev = json.loads(proc.stdout)
     agent, version = spec.split("@")
-    local = json.loads((RESULTS / agent / version / f"{recipe}.json").read_text())
+    local = load_evidence(RESULTS / agent / version / f"{recipe}.json")
     assert (ev["backend"], ev["network"], ev["executed_version"]) == ("docker", "isolated", version)
     assert ev["image"].startswith("sha256:")
     assert ev["outcome"] == local["outcome"]
@@ -63,7 +64,7 @@ def test_a_cli_that_wants_a_newer_node_than_the_image_runs_on_its_own(spec, engi
     assert proc.returncode == 0, proc.stderr
     ev = json.loads(proc.stdout)
     agent, version = spec.split("@")
-    local = json.loads((RESULTS / agent / version / "hang-pretool.json").read_text())
+    local = load_evidence(RESULTS / agent / version / "hang-pretool.json")
     assert (ev["network"], ev["executed_version"], ev["outcome"]) == ("isolated", version, local["outcome"])
     wanted = {"gemini": "v20.", "qwen": "v22."}[agent]
     node = engine.containers.run(ev["image"], ["/opt/cli/node/bin/node", "--version"], remove=True, network_mode="none")
@@ -193,6 +194,6 @@ def test_harness_image_runs_probe(engine, harness_image, real_tools, tmp_path):
     )
     ev = json.loads(out)
     agent, version = COPILOT.split("@")
-    local = json.loads((RESULTS / agent / version / "payload-pretool.json").read_text())
+    local = load_evidence(RESULTS / agent / version / "payload-pretool.json")
     assert (ev["executed_version"], ev["outcome"]) == (version, local["outcome"])
     assert (tmp_path / agent / version / "payload-pretool.json").is_file()

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from probes.catalog.recipes import core_names, load_all
+from probes.evidence.model import load_evidence
 from tests.helpers import CLAUDE, COPILOT, COPILOT_OLD, COPILOT_OLDER, ROOT, probe_cmd
 
 pytestmark = pytest.mark.real
@@ -29,7 +30,7 @@ def expected(spec: str, recipe: str) -> str:
     agent, version = spec.split("@")
     path = RESULTS / agent / version / f"{recipe}.json"
     assert path.exists(), f"no evidence for {spec} {recipe}: probe run {spec} {recipe}"
-    return json.loads(path.read_text())["outcome"]
+    return load_evidence(path)["outcome"]
 
 
 LONG_S = 60  # a slow recipe longer than this runs nightly and on demand (pytest -m long), not in every CI run
