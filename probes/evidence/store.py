@@ -270,38 +270,27 @@ def touch(path: Path) -> None:
 def unreferenced(directory: Path) -> list[Path] | None:
     """The blobs in `directory`/_blobs no record in `directory` refers to; None when a record
     there cannot be read (then nothing can be said unreferenced)."""
-    store = directory / BLOBS
-    if not store.is_dir():
-        return []
-    wanted: set[str] = set()
-    for path in directory.glob("*.json"):
-        try:
-            record = parse_json(read_bounded(path, EVIDENCE_MAX_BYTES, follow=False))
-            if not isinstance(record, dict):
-                return None
-            wanted.update(refs(record))
-        except BadFile:
-            return None
-    return sorted(p for p in store.iterdir() if BLOB_NAME_RE.match(p.name) and p.name.removesuffix(BLOB_SUFFIX) not in wanted)
+    return _unnamed(directory / BLOBS, directory.glob("*.json"), refs)
 
 
 def unshared(agent_dir: Path) -> list[Path] | None:
     """The shared blobs in `agent_dir`/_blobs no record of that agent names; None when a
     record there cannot be read (then nothing can be said unreferenced)."""
-    store = agent_dir / BLOBS
+    return _unnamed(agent_dir / BLOBS, agent_dir.glob("*/*.json"), lambda r: [n] if (n := shared_ref(r)) else [])
+
+
+def _unnamed(store: Path, records: Iterator[Path], names: Callable[[dict[str, Any]], list[str]]) -> list[Path] | None:
     if not store.is_dir():
         return []
     wanted: set[str] = set()
-    for path in agent_dir.glob("*/*.json"):
+    for path in records:
         try:
             record = parse_json(read_bounded(path, EVIDENCE_MAX_BYTES, follow=False))
             if not isinstance(record, dict):
                 return None
-            name = shared_ref(record)
+            wanted.update(names(record))
         except BadFile:
             return None
-        if name:
-            wanted.add(name)
     return sorted(p for p in store.iterdir() if BLOB_NAME_RE.match(p.name) and p.name.removesuffix(BLOB_SUFFIX) not in wanted)
 
 
