@@ -1,9 +1,8 @@
 """Releases that could not run, with the reason, per agent: results/<agent>/unrunnable.json
 (`{"agent", "releases": {VERSION: REASON}, "recipes": {RECIPE: {VERSION: REASON}}}`, sorted,
 no timestamp: git dates it). `releases` holds what speaks for every recipe (the release did not
-install or start, another version ran, or neither a recipe nor its control said what ran);
-`recipes` what speaks for one recipe alone (its session ended before it said its version while
-its control ran that release), present only when it holds something. A release
+install or start, or another version ran); `recipes` what speaks for one recipe alone (its
+session ended before it said its version), present only when it holds something. A release
 that cannot install or start leaves no evidence record, so without this the atlas would try
 it again on every run and its boundary would stay open; with it the boundary is closed by
 the reason (docs/ranges.md, the atlas). The */*/*.json globs of the evidence never reach it.

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -46,11 +46,7 @@ def probe_checked(
     (check_control), both before its install is released: one install per version."""
     try:
         point = _probe(agent, version, recipe, results, repeat, observation)
-        unsaid = point.skipped and point.scope == "recipe"  # did the release run? its control says
-        ran = not point.skipped or unsaid
-        check = check_control(agent, version, control, results, repeat, point.outcome) if control and ran else None
-        if unsaid and check is not None and check.outcome is None:
-            point = replace(point, scope="release", reason=f"{point.reason}; its control {control} did not run either")
+        check = check_control(agent, version, control, results, repeat, point.outcome) if control and not point.skipped else None
         return point, check
     finally:  # done with it: PROBE_CACHE_MAX may evict it while the search goes on
         install.release(AGENTS[agent], version)
@@ -69,7 +65,7 @@ def _probe(agent: str, version: str, recipe: str, results: str, repeat: int, obs
         why = f"ran {last.executed_version} (version_mismatch)" + (f"; it said: {said}" if said else "")
         if last.executed_version is None:  # a release that cannot say what ran: its reason is what stays
             unrunnable.discard_unknown(path)
-            return Point(version, outcome=last.outcome, reason=why, scope="recipe")  # until its control says otherwise
+            return Point(version, outcome=last.outcome, reason=why, scope="recipe")  # its session's, maybe not the release's
         return Point(version, outcome=last.outcome, reason=why, evidence=str(path))
     values = [r.outcome if observation is None else compact(r.observations.get(observation)) for r in records]
     flaky = tuple(values) if len(set(values)) > 1 else ()

@@ -26,7 +26,8 @@ class Point:
     values: tuple[str, ...] = ()  # every run's verdict when the repeats disagreed (flaky)
     evidence: str | None = None  # where its record was written
     # what a skip speaks for: the release (it did not install or start, another version ran) or
-    # this recipe alone (its session ended before it said what ran; its control may say more)
+    # this recipe alone (its session ended before it said what ran: an interactive session not
+    # driven, a hook that cancels --worktree; its control, in the same session mode, may fail alike)
     scope: Literal["release", "recipe"] = "release"
 
     @property
