@@ -22,7 +22,9 @@ def test_versions_command_reads_probed_from_results(real_tools):
     proc = probe_cmd("versions", "copilot", "--json", results=RESULTS)
     assert proc.returncode == 0, proc.stderr
     rows = {r["version"]: r for r in json.loads(proc.stdout)}
-    assert {v for v, r in rows.items() if r["probed"]} == {p.name for p in (RESULTS / "copilot").iterdir() if p.is_dir()}
+    assert {v for v, r in rows.items() if r["probed"]} == {
+        p.name for p in (RESULTS / "copilot").iterdir() if p.is_dir() and not p.name.startswith("_")
+    }
     assert rows["1.0.89-0"]["prerelease"] and not rows["1.0.89"]["prerelease"]
 
 
