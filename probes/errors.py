@@ -37,3 +37,8 @@ class HarnessError(ProbeError):
     """The harness itself could not finish (install failed, runner died, disk full)."""
 
     exit_code = Exit.HARNESS
+
+
+class HostError(HarnessError):
+    """The host failed, not the release (a full disk, an install npm left without its native
+    binary): a search stops here rather than file the release as one that cannot run."""

@@ -399,12 +399,31 @@ def shard_tree(tmp_path: Path, name: str, *cells: str) -> Path:
     """A results tree holding copies of committed records, e.g. "copilot/1.0.92/hang-pretool"."""
     tree = tmp_path / name
     for cell in cells:
-        (tree / cell).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(RESULTS / f"{cell}.json", tree / f"{cell}.json")
-        blobs = (RESULTS / cell).parent / "_blobs"
-        if blobs.is_dir():  # what the record refers to (store.py)
-            shutil.copytree(blobs, (tree / cell).parent / "_blobs", dirs_exist_ok=True)
+        copy_record(RESULTS / f"{cell}.json", tree / f"{cell}.json")
     return tree
+
+
+def copy_record(src: Path, dst: Path) -> None:
+    """A committed record copied into another results tree (src and dst both
+    RESULTS/AGENT/VERSION/RECIPE.json in shape) with what it refers to (store.py): its
+    version's blobs, and the recipe part its agent's records share (lean.shares)."""
+    from probes.evidence import store
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src, dst)
+    blobs = src.parent / store.BLOBS
+    if blobs.is_dir():
+        shutil.copytree(blobs, dst.parent / store.BLOBS, dirs_exist_ok=True)
+    shared = store.shared_ref(json.loads(src.read_text()))
+    if shared:
+        (dst.parent.parent / store.BLOBS).mkdir(exist_ok=True)
+        shutil.copy(src.parent.parent / store.BLOBS / f"{shared}.txt", dst.parent.parent / store.BLOBS)
+
+
+def copy_version(src: Path, dst: Path) -> None:
+    """A committed version's folder (RESULTS/AGENT/VERSION) copied with what its records refer to."""
+    for record in sorted(src.glob("*.json")):
+        copy_record(record, dst / record.name)
 
 
 def fixture(agent: str, version: str, recipe: str) -> dict:

@@ -207,10 +207,14 @@ class Claude(Agent):
     tty: Tty = {
         "markers": {
             # an empty input box between two rules; after a turn that ended on an API error it
-            # shows a placeholder (2.1.332: "Resend your message to try again")
-            "ready": r"─\n❯[ \xa0]*(Resend your message to try again)?[ \xa0]*\n─",
+            # shows a placeholder (2.1.332: "Resend your message to try again"), before 2.1.5x a
+            # suggestion (2.1.48: Try "fix lint errors"); before 2.1 its prompt is ">" (2.0.76)
+            "ready": r"─\n[❯>][ \xa0]*(Resend your message to try again|Try \"[^\"\n]*\")?[ \xa0]*\n─",
             "busy": r"esc to interrupt",
             "approval": r"Do you want to proceed\?",
+            # a hook event or value it does not know (2.1.150: Unknown hook event
+            # "DirectoryAdded" was ignored), "1. Continue" chosen
+            "notice": r"Settings Warning[\s\S]*Continue[\s\S]*Enter to confirm",
         },
         "keys": {"yes": "1", "no": "\x1b"},  # "2" is not always No: Esc is
         "exit": "/exit",

@@ -1,7 +1,7 @@
 """The atlas's window per agent (issue 32), kept in one place: probes/catalog/windows.yaml
 (PROBE_WINDOWS names another file). A window is the releases of the agent's registry snapshot
 (results/<agent>/versions.json) from `from` to the snapshot's newest release, and the
-`pinned` versions users name, each probed itself (docs/ranges.md, "The atlas")."""
+`pinned` versions users name, each probed itself, last when inside the window (docs/ranges.md, "The atlas")."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class Window(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     start: str = Field(alias="from")  # the oldest release of the window
-    pinned: list[str] = Field(default_factory=list)  # versions users name: each probed itself
+    pinned: list[str] = Field(default_factory=list)  # versions users name: each probed itself (inside: last)
     # versions whose records `probe compact` keeps whole (those the tests read); None: the pinned
     whole: list[str] | None = None
 

@@ -15,10 +15,9 @@ from probes.check.report import hook_name
 from probes.check.session import run_session
 from probes.check.verdicts import against, blocks, expectations_of, ok, verdict_of
 from probes.errors import InputError
-from probes.evidence.layout import layout
 from probes.evidence.model import evidence_path, write_atomic
 from probes.evidence.readable import evidence_problem
-from probes.evidence.store import compact, put_blob
+from probes.evidence.store import put_blobs, stored_form
 from probes.progress import say
 from probes.versions import prefixes
 
@@ -123,16 +122,14 @@ def save_checked(writes: Sequence[tuple[Path, Any]]) -> None:
     else one line, and none of them written."""
     stored = []
     for path, ev in writes:
-        record, blobs = compact(ev.model_dump(mode="json"))
-        text = layout(record)
-        problem = evidence_problem(path, text, blobs)
+        text, blobs, shared = stored_form(ev.model_dump(mode="json"))
+        problem = evidence_problem(path, text, {**blobs, **shared})
         if problem:
             raise InputError(
                 f"the evidence {path.name} of {ev.agent} {ev.executed_version or ev.requested_version} would be unreadable: "
                 f"{problem}; check fewer hooks, or hooks that print less (nothing written for this version)"
             )
-        stored.append((path, text, blobs))
-    for path, text, blobs in stored:
-        for digest, data in blobs.items():
-            put_blob(path.parent, digest, data, write_atomic)
+        stored.append((path, text, blobs, shared))
+    for path, text, blobs, shared in stored:
+        put_blobs(path, blobs, shared, write_atomic)
         write_atomic(path, text)

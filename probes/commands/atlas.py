@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from dataclasses import replace
 from pathlib import Path
 
 from probes import progress
@@ -16,8 +18,11 @@ from probes.errors import Exit, InputError
 from probes.evidence.model import check_writable
 from probes.limits import MAX_JOBS
 from probes.sweep import atlas, atlas_fill
+from probes.versions import cache
 from probes.versions.named import agent_named
 from probes.versions.spec import SPEC_RE, bare
+
+ATLAS_CACHE_MAX = "30G"  # the installs' bound unless PROBE_CACHE_MAX sets one (docs/cache.md)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,6 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", help="one agent (default: every agent with a window)")
     p.add_argument("--recipe", help="one recipe (default: every non-control recipe of the agent)")
     p.add_argument("--core", action="store_true", help="the core recipes only (a recipe's `core: true`)")
+    p.add_argument(
+        "--no-slow",
+        dest="slow",
+        action="store_false",
+        help="fill without the recipes that wait out a long default (`slow: true`; up to 11 min a probe); --check reports them",
+    )
     p.add_argument("--from", dest="start", metavar="V", help="narrow the window: from this release")
     p.add_argument("--to", dest="end", metavar="V", help="narrow the window: up to this release")
     p.add_argument("--all", dest="every", action="store_true", help="--check: a line for every recipe, complete ones too")
@@ -87,8 +98,12 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps(atlas.as_json(found), indent=2) if args.json else atlas.text(found, args.every))
         return Exit.OK if all(c.complete for a in found for c in a.recipes) else Exit.HARNESS
     check_writable(results)
+    if cache.max_bytes() is None:  # hundreds of releases: Claude Code's window alone fills 36 GB
+        os.environ[cache.MAX_ENV] = ATLAS_CACHE_MAX
     progress.enable(args.progress)
-    pairs = atlas_fill.sharded(found, args.shard)
+    # the slow recipes left out before the slicing: balanced by cost, they would fill whole shards
+    wanted = [replace(a, recipes=[c for c in a.recipes if args.slow or not recipes[c.recipe].slow]) for a in found]
+    pairs = atlas_fill.sharded(wanted, args.shard)
     if args.minutes and args.check:
         raise InputError("--minutes bounds the filling; --check probes nothing")
     done = atlas_fill.fill_all(pairs, results, args.jobs, args.minutes)

@@ -93,16 +93,20 @@ def text(found: compaction.Compaction, dry_run: bool, results: Path, tree: dict[
     lines = []
     for agent, b in sorted(found.before.items()):
         a = found.after[agent]
-        n = sum(1 for p in found.plans if p.path.parts[-3] == agent and not p.again)
+        n = sum(1 for p in found.plans if p.path.parts[-3] == agent and not (p.again or p.relaid))
         again = sum(1 for p in found.plans if p.path.parts[-3] == agent and p.again)
+        relaid = sum(1 for p in found.plans if p.path.parts[-3] == agent and p.relaid)
         smaller = f", {again} compact record(s) stored smaller" if again else ""
+        smaller += f", {relaid} whole record(s) stored as now" if relaid else ""
         lines.append(
             f"{agent}: {n} record(s) {verb}{smaller}; {a.compact} of {b.records} records compact, {b.versions} versions; "
             f"{mb(b.bytes)} -> {mb(a.bytes)}, per record {kb(b.per_record())} -> {kb(a.per_record())}, "
             f"per version {kb(b.per_version())} -> {kb(a.per_version())}"
         )
     again = sum(p.again for p in found.plans)
+    relaid = sum(p.relaid for p in found.plans)
     smaller = f" ({again} of them compact already, stored smaller)" if again else ""
+    smaller += f" ({relaid} of them whole, stored as now)" if relaid else ""
     lines.append(
         f"{len(found.plans)} record(s) {verb}{smaller}: {results}/ {mb(tree['bytes'])} -> {mb(tree['bytes_after'])} in files, "
         f"{mb(tree['disk'])} -> {mb(tree['disk_after'])} on disk" + (" (dry run: nothing written)" if dry_run else "")
@@ -120,6 +124,7 @@ def as_json(found: compaction.Compaction, dry_run: bool, removed: int, tree: dic
                 "bytes": p.before,
                 "bytes_after": len(p.text.encode()),
                 "again": p.again,
+                "relaid": p.relaid,
             }
             for p in found.plans
         ],

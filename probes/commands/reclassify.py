@@ -24,7 +24,7 @@ def handle(args: argparse.Namespace) -> int:
             continue  # unchanged: counted in the summary
         if r.relabelled:
             changed += 1
-            print(f"{r.path}: {r.before} -> {r.after}" if r.after != r.before else f"{r.path}: observations")
+            print(f"{r.path}: {r.before} -> {r.after}" if r.after != r.before else f"{r.path}: {r.what}")
         else:
             upgraded += 1
             print(f"{r.path}: upgraded (schema_version {SCHEMA_VERSION}, stored compact)")

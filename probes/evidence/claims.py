@@ -164,7 +164,7 @@ def judge(
         elif spoiled:  # the session filled its disk or made its records unreadable
             verdict, reason = "untested", f"the session spoiled its own run ({spoiled.split(':')[0]})"
         elif not applicable:
-            verdict, reason = "untested", f"the claim names {agent} {versions_named(c)}; this run is {version}"
+            verdict, reason = "untested", f"the claim names {agent} {versions_named(c)}, not this version"
         elif why := unmet(c.needs, run):
             verdict, reason = "untested", "; ".join(why)
         else:

@@ -39,6 +39,7 @@ from probes.evidence.store import (
     put_blob,
     refs,
     shared_ref,
+    stored_form,
     unreferenced,
     unshared,
 )
@@ -70,8 +71,10 @@ class Plan:
     neighbours: tuple[str, str]
     before: int  # its file's bytes now
     text: str  # the compact record, as it will be written (its own part: store.lean)
-    shared: tuple[str, bytes]  # the shared blob it names (sha256 hex, bytes), in its agent's _blobs
+    shared: tuple[str, bytes] | None  # the shared blob it names (sha256 hex, bytes), in its agent's _blobs
     again: bool = False  # compact already: stored smaller now (DROPPED grew, or on one line)
+    relaid: bool = False  # a whole record stored as store.stored_form stores it now (layout, implied keys)
+    blobs: dict[str, bytes] = field(default_factory=dict)  # a relaid record's blobs beside it (there already)
 
 
 @dataclass
@@ -196,6 +199,24 @@ def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Bl
     return text, blob
 
 
+def relaid_text(path: Path, data: bytes, blobs: Blobs) -> tuple[str, dict[str, bytes], tuple[str, bytes]] | None:
+    """A whole record's text as `store.stored_form` writes it now (layout.items, implied keys
+    left out, its recipe's part shared: lean.shares), its blobs and its shared blob, when its
+    file holds another (written by an older harness); None when it is stored so already or
+    cannot be read. Checked to read as the same record."""
+    try:
+        record = parse_evidence(path, data, blobs)
+    except InputError:
+        return None
+    text, side, shared = stored_form(record)
+    if text.encode("utf-8") == data:
+        return None
+    blobs.known.update(shared)  # not written yet
+    if parse_evidence(path, text.encode("utf-8"), Blobs({**blobs.known, **side})) != record:
+        raise InputError(f"{path}: stored again, it would not read the same (a bug: nothing written)")
+    return text, side, next(iter(shared.items()))
+
+
 def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
     """What compacting `results` (every agent's evidence, or `agents`') would write, and the
     sizes before and after. A record that cannot be read is named and stays as it is, and so
@@ -229,10 +250,18 @@ def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
         if made is not None:
             was = parse_json(made[0].encode("utf-8"))["compacted"]["neighbours"]
             found.plans.append(Plan(p.path, (was[0], was[1]), len(data[p.path]), *made, again=True))
+    planned = {pl.path for pl in found.plans}
+    for p in points:
+        relaid = None if p.compact or p.same is None or p.path in planned else relaid_text(p.path, data[p.path], blobs)
+        if relaid is not None:
+            text, side, blob = relaid
+            found.plans.append(Plan(p.path, ("", ""), len(data[p.path]), text, blob, relaid=True, blobs=side))
     found.folders = {p.path.parent for p in points if p.compact} | {pl.path.parent for pl in found.plans}
     found.agents = {p.path.parent.parent for p in points}
     new = {pl.path: pl.text for pl in found.plans}
-    found.before, found.after = sizes(points, data, new, found.folders, dict(pl.shared for pl in found.plans))
+    shared = dict(pl.shared for pl in found.plans if pl.shared)
+    stored_as_now = {pl.path for pl in found.plans if pl.relaid}
+    found.before, found.after = sizes(points, data, new, found.folders, shared, stored_as_now)
     return found
 
 
@@ -242,11 +271,13 @@ def sizes(
     new: Mapping[Path, str],
     swept: set[Path],
     shared: Mapping[str, bytes] | None = None,
+    relaid: set[Path] | None = None,
 ) -> tuple[dict[str, Sizes], dict[str, Sizes]]:
     """Each agent's Sizes now (every blob file there, its shared ones too) and once the `new`
     texts and `shared` blobs are written and, in the `swept` folders and every agent's shared
     blobs, the blobs no record refers to then are removed (apply)."""
     block = os.statvfs(points[0].path).f_bsize if points else 4096
+    relaid = relaid or set()  # whole records in `new`: stored as now, not compact
     before: dict[str, Sizes] = {}
     after: dict[str, Sizes] = {}
     folders: dict[Path, list[Point]] = {}
@@ -265,7 +296,7 @@ def sizes(
         for p in here:
             old = data.get(p.path)
             text = new[p.path].encode("utf-8") if p.path in new else old
-            for s, raw, is_compact in ((b, old, p.compact), (a, text, p.compact or p.path in new)):
+            for s, raw, is_compact in ((b, old, p.compact), (a, text, p.compact or (p.path in new and p.path not in relaid))):
                 s.records += 1
                 s.compact += is_compact
                 add(s, len(raw or b""))
@@ -311,7 +342,10 @@ def apply(found: Compaction, grace_s: float = GRACE_S) -> int:
     agent's shared blobs, unless written or touched in the last `grace_s` seconds (a probe
     writing there may be about to refer to it). Returns the blobs removed."""
     for p in found.plans:
-        put_blob(p.path.parent.parent, *p.shared, write_atomic)
+        if p.shared:
+            put_blob(p.path.parent.parent, *p.shared, write_atomic)
+        for name, data in p.blobs.items():
+            put_blob(p.path.parent, name, data, write_atomic)
         write_atomic(p.path, p.text)
     removed = 0
     now = time.time()

@@ -1,7 +1,9 @@
 """What a compact record (compaction.py; docs/evidence.md, "Compact records") stores: its
 record without what DROPPED names (emptied), split into its own part (OWN: what its run alone
 has) and the part it shares with other compact records of its agent, stored once as a blob
-named by its "shared" ref (store.py reads it back: store.join_shared)."""
+named by its "shared" ref (store.py reads it back: store.join_shared). A whole record shares
+its recipe's part (RECIPE_PART: the question, the hooks written, the setup, the isolation)
+the same way with the other records of its recipe: `shares`."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from typing import Any
 from probes.evidence.layout import dumps, layout
 from probes.limits import BadFile
 
-# A compact record's own: the run's identity, its digest and neighbours, and (a key of any
-# object at the top level ending `_s`) its timings. The rest goes to its shared blob. A
-# dotted name is a key of a top-level object.
+# A compact record's own: the run's identity, its digest and neighbours, its count of model
+# requests (releases differ in the requests around a turn), and (a key of any object at the
+# top level ending `_s`) its timings. The rest goes to its shared blob. A dotted name is a
+# key of a top-level object.
 SHARED = "shared"
 OWN: frozenset[str] = frozenset(
     (
@@ -22,12 +25,41 @@ OWN: frozenset[str] = frozenset(
         "started_at",
         "requested_version",
         "executed_version",
+        "model_request_count",
         "harness",
         "harness_version",
         "harness_commit",
         "compacted.full_bytes",
         "compacted.full_sha256",
         "compacted.neighbours",
+    )
+)
+
+# What a whole record shares with the records of its recipe and setup on other versions: what
+# the recipe, the setup and the harness's sandbox decide, not the run (about 6 MB of 36 in the
+# whole records, 0.2 MB distinct). The identity (agent, recipe, versions) stays in its file.
+RECIPE_PART: frozenset[str] = frozenset(
+    (
+        "question",
+        "hooks",
+        "isolation",
+        "setup",
+        "setup_read",
+        "setup_key",
+        "cleanup",
+        "executed_version_source",
+        "control",
+        "control_of",
+        "subject",
+        "platform",
+        "route",
+        "network",
+        "surface",
+        "backend",
+        "mode",
+        "cli_cwd",
+        "image",
+        "node",
     )
 )
 
@@ -106,7 +138,17 @@ def join(own: dict[str, Any], shared: Any) -> dict[str, Any]:
 def lean(record: dict[str, Any]) -> tuple[str, tuple[str, bytes]]:
     """A compact record (joined) as stored: its file's text, its own part with the shared
     ref, and the shared blob (sha256 hex, bytes) it needs in its agent's _blobs."""
-    own, shared = split(record)
+    return referred(*split(record))
+
+
+def shares(record: dict[str, Any]) -> tuple[str, tuple[str, bytes]]:
+    """A whole record (refs in place) as stored: its file's text without its RECIPE_PART, which
+    is its shared blob (sha256 hex, bytes) in its agent's _blobs, named by its shared ref."""
+    own = {k: v for k, v in record.items() if k not in RECIPE_PART}
+    return referred(own, {k: v for k, v in record.items() if k in RECIPE_PART})
+
+
+def referred(own: dict[str, Any], shared: dict[str, Any]) -> tuple[str, tuple[str, bytes]]:
     data = dumps(shared).encode("utf-8")
     name = hashlib.sha256(data).hexdigest()
     own[SHARED] = {"ref": f"sha256:{name}"}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from probes.errors import HarnessError, InputError
+from probes.evidence.implied import put_back
 from probes.evidence.keep import measured_only
 from probes.evidence.store import Blobs, resolve, save
 from probes.evidence.store import check_writable as check_writable  # where results are written: store.py
@@ -360,6 +361,7 @@ def checked(path: Path, data: bytes, blobs: Blobs | None) -> tuple[dict[str, Any
             raise BadFile(f"a JSON {type(record).__name__}, not an object")
         if isinstance(record.get("schema_version"), int) and record["schema_version"] >= 2:  # version 1 has no refs
             resolve(record, path.parent, blobs)
+        put_back(record)  # what storing left out (implied.py), whatever the schema version
         model = Evidence.model_validate(record)
         for c in record["claims"]:
             if not (

@@ -32,6 +32,7 @@ class Relabelled:
     migrated: bool = False  # upgraded to the current schema_version, or its per-run values named again
     relabelled: bool = True  # its outcome, observations or claims came out differently
     compact: bool = False  # a compact record: its label kept, not classified again (it may still be rewritten)
+    what: str = ""  # besides the outcome: what came out differently ("observations", "claims", both)
 
 
 def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabelled]:
@@ -72,9 +73,12 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
             warn(f"skipping {path}: cannot be labelled again ({type(e).__name__}: {e})")
             continue
         relabelled = (outcome, obs, claims) != (ev.outcome, ev.observations, ev.claims)
+        what = " and ".join(
+            n for n, changed in (("observations", obs != ev.observations), ("claims", claims != ev.claims)) if changed
+        )
         new = ev.model_copy(update={"outcome": outcome, "observations": obs, "claims": claims})
         if store(path, Evidence.model_validate_json(new.model_dump_json())):
-            yield Relabelled(path, ev.outcome, outcome, migrated=not relabelled, relabelled=relabelled, compact=compact)
+            yield Relabelled(path, ev.outcome, outcome, not relabelled, relabelled, compact, what)
         elif compact:
             yield Relabelled(path, ev.outcome, outcome, relabelled=False, compact=True)
     for directory in sorted({p.parent for p in results.glob("*/*/*.json")}):

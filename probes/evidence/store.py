@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from probes.errors import InputError
-from probes.evidence.layout import dumps, layout
-from probes.evidence.lean import SHARED, join, lean
+from probes.evidence.implied import leave_out, put_back
+from probes.evidence.layout import dumps
+from probes.evidence.lean import SHARED, join, lean, shares
 from probes.limits import BLOB_MAX_BYTES, EVIDENCE_MAX_BYTES, EXPANDED_MAX_BYTES, BadFile, decode, parse_json, read_bounded
 
 BLOBS = "_blobs"  # beside the records of one agent version; the */*/*.json globs never reach it
@@ -146,8 +147,8 @@ def blob_of(value: Any, kind: str) -> bytes | None:
 
 
 def compact(record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The record as stored (a copy, refs in place of the values moved out), and the blobs
-    it needs: sha256 hex -> bytes."""
+    """The record as stored (a copy, refs in place of the values moved out, the keys that
+    hold their empty defaults left out: implied.py), and the blobs it needs: sha256 hex -> bytes."""
     stored: dict[str, Any] = json.loads(json.dumps(record))
     blobs: dict[str, bytes] = {}
     for c, k, kind in list(slots(stored)):
@@ -156,6 +157,7 @@ def compact(record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, bytes]]:
             digest = hashlib.sha256(data).hexdigest()
             blobs[digest] = data
             c[k] = {"ref": f"sha256:{digest}"}
+    leave_out(stored)
     return stored, blobs
 
 
@@ -191,6 +193,7 @@ def resolve(record: dict[str, Any], directory: Path, blobs: Blobs | None = None)
     repeat)."""
     blobs = blobs or Blobs()
     total = join_shared(record, directory, blobs)
+    put_back(record)
     parsed: dict[str, Any] = {}
     for c, k, kind in list(slots(record)):
         if not is_ref(c[k]):
@@ -223,12 +226,14 @@ def copy_json(value: Any) -> Any:
 def stored_form(record: dict[str, Any]) -> tuple[str, dict[str, bytes], dict[str, bytes]]:
     """`record` (full, JSON values) as stored: its file's text, the blobs beside it and the
     shared blobs in its agent's _blobs (sha256 hex -> bytes). A compact record is stored
-    lean (its own part and one shared blob); a whole one with its SLOTS' values in blobs."""
+    lean (its own part and one shared blob); a whole one with its SLOTS' values in blobs and
+    its recipe's part in a shared blob (lean.shares)."""
     if record.get("compacted") is not None:
         text, (name, data) = lean(record)
         return text, {}, {name: data}
     stored, blobs = compact(record)
-    return layout(stored), blobs, {}
+    text, (name, data) = shares(stored)
+    return text, blobs, {name: data}
 
 
 def save(path: Path, record: dict[str, Any], write: Callable[[Path, str], None]) -> None:

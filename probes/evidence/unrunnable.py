@@ -10,9 +10,12 @@ Deleting a line (or the file) has the next `probe atlas` try that release again.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from probes.evidence.model import write_atomic
@@ -62,7 +65,26 @@ def _reasons(value: object) -> bool:
 
 def record(results: Path, agent: str, found: Mapping[str, str], recipe: str | None = None) -> Path | None:
     """Add `found` (version -> reason) to the agent's file, as what speaks for every recipe, or
-    for `recipe` alone when named; nothing written when nothing is new."""
+    for `recipe` alone when named; nothing written when nothing is new. Shards and searches
+    of one atlas add to the same file: each read-and-write holds the agent's folder."""
+    with _held(results / agent):
+        return _record(results, agent, found, recipe)
+
+
+@contextlib.contextmanager
+def _held(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the folder itself (flock on its descriptor): no lock file is left
+    in results/, and the lock goes with the process however it ends."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _record(results: Path, agent: str, found: Mapping[str, str], recipe: str | None) -> Path | None:
     releases, recipes = _load(results, agent)
     had = recipes.get(recipe, {}) if recipe else releases
     new = {v: r[:REASON_MAX] for v, r in found.items()}

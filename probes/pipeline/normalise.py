@@ -20,6 +20,9 @@ offsets, pids) and the run's identity (run_id, started_at).
     $MSG_1      message ids the scripted model made up (msg_..., chatcmpl-...), likewise
     $AGENT_1    Claude's subagent ids (a + 16 hex digits), likewise
     $TRACE_1    W3C trace contexts (traceparent 00-<trace>-<span>-<flags>), likewise
+    $CCH, $CC_HASH  the two per-request hashes of the billing line Claude Code puts at the
+                top of its system prompt (x-anthropic-billing-header: cc_version=2.1.150.1ad;
+                ... cch=9dafa;): otherwise every record's system prompt is a blob of its own
 
 "First appearance" is in the order of the JSON text with sorted keys, so the numbering is
 the same however the value was built; equal ids get equal names, so a classifier comparing
@@ -48,6 +51,8 @@ TRACE_RE = re.compile(r"(?<![0-9A-Za-z])00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}
 # Claude's git status, "Recent commits:\n<hash> probe workspace" (plan.workspace's message).
 WORKSPACE_COMMIT_RE = re.compile(r"(?<![0-9a-f])[0-9a-f]{7,40}(?= probe workspace)")
 SHORTEST = 7  # no value the patterns here name is shorter ("[::1]:1", a 7-digit commit)
+CCH_RE = re.compile(r"(?<=\bcch=)[0-9a-f]{5}(?=;)")
+CC_HASH_RE = re.compile(r"(?<=\bcc_version=)(\d+\.\d+\.\d+)\.[0-9a-f]{3}(?=;)")
 MSG_RE = re.compile(r"(?<![0-9A-Za-z_])(?:msg_[0-9a-f]{20}|chatcmpl-[0-9a-f]{12})(?![0-9A-Za-z])")
 
 
@@ -90,6 +95,8 @@ class Names:
         s = AGENT_RE.sub(self.numbering("AGENT"), s)
         s = CALL_RE.sub(self.numbering("CALL"), s)
         s = MODEL_ID_RE.sub("$MODEL_ID", s)
+        if "cc_version=" in s:
+            s = CC_HASH_RE.sub(r"\1.$CC_HASH", CCH_RE.sub("$CCH", s))
         return MSG_RE.sub(self.numbering("MSG"), s)
 
     def numbering(self, kind: str) -> Callable[[re.Match[str]], str]:

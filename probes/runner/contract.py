@@ -74,6 +74,10 @@ class Markers(TypedDict):
     # A screen that says the session will never get ready (a demand to sign in): the start step
     # fails once it shows and the screen is quiet, not at the ready timeout.
     stuck: NotRequired[str]
+    # A screen the CLI draws at start that a person dismisses with Enter, its default choice
+    # going on with the session (Claude Code's "Settings Warning" for a hook event it does not
+    # know): the start step records it and presses Enter.
+    notice: NotRequired[str]
 
 
 class TtyStep(TypedDict):
@@ -166,6 +170,7 @@ class TtyStepRecord(TypedDict):
     ok: bool
     state: str | None
     screen: str
+    dismissed: NotRequired[list[str]]  # start: the notices (markers' notice) it dismissed, as drawn
 
 
 class TtyRecord(TypedDict):

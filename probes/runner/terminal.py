@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 import pexpect
@@ -34,6 +35,7 @@ SCREEN_CHARS = 4000  # a snapshot keeps at most this much of the screen
 # A dialog may refuse keys typed ahead: Claude Code 2.1.332's folder-trust dialog takes an arrow
 # only 500 ms after it is drawn and 700 ms after the last key (kIn), and Enter only just after an arrow.
 KEY_PAUSE_S = 1.0
+NOTICES_MAX = 3  # notices dismissed at one start; more is a loop, not a session
 DECCKM = 1 << 5  # application cursor keys: pyte keeps a private mode shifted by 5 (its DECAWM is 7 << 5)
 
 
@@ -129,6 +131,7 @@ class Driver:
         self.log = open(plan["stdout"] + ".tty", "ab")
         self.term: Terminal | None = None
         self.exit_codes: list[int | None] = []
+        self.dismissed: list[str] = []  # the notices the start steps dismissed
         self.pgids: list[int] = []
 
     def until(self, limit_s: float) -> float:
@@ -142,6 +145,14 @@ class Driver:
     def ready(self) -> bool:
         shows = self.terminal.shows
         return shows(self.markers["ready"]) and not shows(self.markers["busy"]) and not shows(self.markers.get("stuck", ""))
+
+    def notice(self) -> bool:
+        """The agent's notice marker on a screen quiet for QUIET_S: a dialog waiting for a key."""
+        pattern = self.markers.get("notice")
+        return bool(pattern) and time.time() - self.terminal.last_output >= QUIET_S and self.terminal.shows(pattern or "")
+
+    def redrawn(self, shown: str) -> bool:
+        return self.terminal.text() != shown
 
     def stuck(self) -> bool:
         """The agent's stuck marker on a screen quiet for QUIET_S: drawn for good, not in passing."""
@@ -190,7 +201,16 @@ class Driver:
                 self.exit_codes.append(self.terminal.close())
             self.term = Terminal(step["argv"], self.env, self.cwd, self.rows, self.cols, self.log, self.tick, self.preexec)
             self.pgids.append(self.terminal.child.pid)
-            ok = self.wait(lambda: self.ready() or self.stuck(), self.ready_timeout_s) and self.ready()
+            end = self.until(self.ready_timeout_s)
+            ok = self.wait(lambda: self.ready() or self.stuck() or self.notice(), self.ready_timeout_s)
+            for _ in range(NOTICES_MAX):
+                if not (ok and self.notice()):
+                    break
+                self.dismissed.append(self.terminal.text()[-SCREEN_CHARS:])
+                self.terminal.press("\r")  # its default choice: go on with the session
+                self.wait(partial(self.redrawn, self.terminal.text()), 5.0)  # the key taken: the notice redrawn or gone
+                ok = self.wait(lambda: self.ready() or self.stuck() or self.notice(), max(0.0, end - time.time()))
+            ok = ok and self.ready()
             if not ok and self.stuck():
                 return False, "the screen says it will not get ready (" + self.markers.get("stuck", "") + ")"
             return ok, "ready" if ok else "could not reach the ready prompt"
@@ -253,6 +273,8 @@ class Driver:
                         "screen": self.terminal.text()[-SCREEN_CHARS:],
                     }
                 )
+                if step["do"] == "start" and self.dismissed:
+                    steps[-1]["dismissed"], self.dismissed = self.dismissed, []
                 if not ok:
                     error = f"{step['do']}: {state}"
                     break

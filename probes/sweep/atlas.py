@@ -3,7 +3,8 @@
 (catalog/windows.py) and what is missing for the timeline to be complete there: an open
 boundary (two adjacent probed versions with different verdicts and unprobed releases of the
 window between them), an unprobed stretch at either end, a probed version whose control has
-no record, a pinned version not probed. Segments and boundaries are the timeline's
+no record, a pinned version outside the window not probed (one inside it is answered by its
+range, and probed after every pair is complete: `pinned_inside`). Segments and boundaries are the timeline's
 (report/timeline.py build); nothing here probes."""
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from probes.evidence import unrunnable
 from probes.evidence.load import Cell, load
 from probes.report import colours, timeline
 from probes.versions.spec import semver_key
+
+WIDE = 3  # subjects whose recipes change at one version: the CLI changed there, every recipe is asked
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,18 @@ class Coverage:
         return [v for s in self.segments for v in s.probed]
 
     @property
+    def pinned_outside(self) -> list[str]:
+        """The unprobed pinned versions the window's releases do not hold: only a probe answers them."""
+        return [p for p in self.pinned_unprobed if p not in self.window.releases]
+
+    @property
+    def pinned_inside(self) -> list[str]:
+        """The unprobed pinned versions inside the window: its range answers them until probed."""
+        return [p for p in self.pinned_unprobed if p in self.window.releases]
+
+    @property
     def complete(self) -> bool:
-        return not (self.opened or self.head or self.tail or self.control_missing or self.pinned_unprobed or self.hints)
+        return not (self.opened or self.head or self.tail or self.control_missing or self.pinned_outside or self.hints)
 
     @property
     def probes_needed(self) -> int:
@@ -64,7 +77,12 @@ class Coverage:
         per = 2 if self.control else 1
         halving = sum(math.ceil(math.log2(len(o.between) + 1)) for o in self.opened)
         ends = bool(self.head) + bool(self.tail)
-        return per * (halving + ends + len(self.pinned_unprobed) + len(self.hints)) + len(self.control_missing)
+        return per * (halving + ends + len(self.pinned_outside) + len(self.hints)) + len(self.control_missing)
+
+    @property
+    def pinned_probes(self) -> int:
+        """The probes that the pinned versions inside the window take (with the control)."""
+        return (2 if self.control else 1) * len(self.pinned_inside)
 
 
 def non_control(recipes: Mapping[str, Recipe], agent: str, recipe: str | None = None, core: bool = False) -> list[str]:
@@ -153,6 +171,10 @@ class AgentCoverage:
     def probes_needed(self) -> int:
         return sum(c.probes_needed for c in self.recipes)
 
+    @property
+    def pinned_probes(self) -> int:
+        return sum(c.pinned_probes for c in self.recipes)
+
 
 def check(
     results: Path,
@@ -182,9 +204,9 @@ def check(
         for name in every:
             own = unrunnable.read(results, agent, name)
             found.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, own))
-        changes = changed_at(found)
+        wanted = hinted(changed_at(found), {n: recipes[n].subject_event() for n in every})
         got = AgentCoverage(agent, win)
-        got.recipes = [with_hints(c, changes, lost) for c in found if c.recipe in names]
+        got.recipes = [with_hints(c, wanted[c.recipe], lost) for c in found if c.recipe in names]
         out.append(got)
     return out
 
@@ -212,13 +234,26 @@ def decided(label: str) -> bool:
     return label not in colours.LABELS["error"] and not colours.FLAKY.fullmatch(label)
 
 
-def with_hints(c: Coverage, changes: Mapping[str, set[str]], lost: Mapping[str, str]) -> Coverage:
-    """`c` with the versions where another recipe of the agent changes, inside the window, that
-    it has not probed: sampling and bisecting see a change only where two probes differ (Codex
-    0.129.0-0.140.0 runs no hook at all, between two probes of hang-pretool that both failed
-    open; only payload-pretool had probed inside)."""
+def hinted(changes: Mapping[str, set[str]], subjects: Mapping[str, str | None]) -> dict[str, set[str]]:
+    """recipe -> the versions where the agent's other recipes change that it must probe too:
+    those of recipes with its subject (the event under test), and every change seen by recipes
+    of WIDE subjects or more, which is the CLI's rather than one event's (Codex 0.129.0-0.140.0
+    ran no hook at all: every subject changes there). Asking every recipe at every change made
+    each new boundary cost two probes of each other recipe (Claude Code: 8,419 hints)."""
+    seen: dict[str, set[str | None]] = {}
+    for r, vs in changes.items():
+        for v in vs:
+            seen.setdefault(v, set()).add(subjects[r])
+    wide = {v for v, by in seen.items() if len(by) >= WIDE}
+    return {r: wide | {v for o, vs in changes.items() if o != r and subjects[o] == subjects[r] for v in vs} for r in changes}
+
+
+def with_hints(c: Coverage, wanted: set[str], lost: Mapping[str, str]) -> Coverage:
+    """`c` with the versions `hinted` asks of it, inside the window, that it has not probed:
+    sampling and bisecting see a change only where two probes differ (Codex 0.129.0-0.140.0
+    runs no hook at all, between two probes of hang-pretool that both failed open; only
+    payload-pretool had probed inside)."""
     mine, inside = set(c.probed), set(c.window.releases)
-    wanted = {v for r, vs in changes.items() if r != c.recipe for v in vs}
     hints = sorted((v for v in wanted if v in inside and v not in mine and v not in lost), key=semver_key)
     return replace(c, hints=hints)
 
@@ -248,6 +283,7 @@ def recipe_json(c: Coverage) -> dict[str, Any]:
         "unprobed_hints": c.hints,
         "closed_by_unrunnable": [{"before": o.before, "after": o.after, "between": o.between} for o in c.closed],
         "probes_needed": c.probes_needed,
+        "pinned_probes": c.pinned_probes,
     }
 
 
@@ -268,6 +304,7 @@ def as_json(found: Sequence[AgentCoverage]) -> dict[str, Any]:
                     "complete": a.complete,
                     "open_boundaries": a.open_boundaries,
                     "probes_needed": a.probes_needed,
+                    "pinned_probes": a.pinned_probes,
                 },
                 "recipes": [recipe_json(c) for c in a.recipes],
             }
@@ -279,7 +316,8 @@ def as_json(found: Sequence[AgentCoverage]) -> dict[str, Any]:
 def recipe_text(c: Coverage) -> str:
     """`exit2-pretool: denied 1.0.71-1.0.102 (4 probed); open 1.0.80..1.0.92 (11 between); ...`"""
     if c.complete:
-        return f"  {c.recipe}: complete ({len(c.probed)} probed, {len(c.segments)} segment(s))"
+        pinned = f"; {len(c.pinned_inside)} pinned unprobed, answered by range" if c.pinned_inside else ""
+        return f"  {c.recipe}: complete ({len(c.probed)} probed, {len(c.segments)} segment(s){pinned})"
     parts = [
         " | ".join(f"{s.value} {timeline.span(s)}" for s in c.segments) + f" ({len(c.probed)} probed)"
         if c.segments
@@ -308,6 +346,7 @@ def summary_text(a: AgentCoverage) -> str:
         f"{a.agent}: window {w.first}-{w.last} ({len(w.releases)} releases, {len(w.pinned)} pinned): "
         f"{a.complete}/{len(a.recipes)} recipes complete, {a.open_boundaries} open boundaries, "
         f"about {a.probes_needed} probes needed{note}"
+        + (f"; {a.pinned_probes} more for the pinned versions their ranges answer" if a.pinned_probes else "")
     )
 
 

@@ -1,7 +1,9 @@
 """`probe atlas` without --check: fills what the coverage (atlas.py) reports missing, with the
 timeline's machinery (fill.py: the window's two ends sampled, then every open boundary
 bisected until adjacent; the control on every version probed), then probes each pinned
-version not probed yet and the control where a probed version lacks one. What results/
+version outside the window not probed yet and the control where a probed version lacks one;
+when every pair is so filled, the pinned versions inside the window (their ranges answer them
+meanwhile). What results/
 already holds is never probed again, so an interrupted atlas resumes where it stopped.
 `--shard I/N` takes a deterministic slice of the (agent, recipe) pairs, balanced by each
 recipe's expected cost as the matrix's shards are (matrix.shard)."""
@@ -111,8 +113,8 @@ def fill_pair(c: Coverage, results: Path, jobs: int = 1) -> Done:
                 whole = f"{c.window.first}..{c.window.last}"
                 done.refilled = fill(agent, c.recipe, results, None, whole, None, jobs, unrunnable=lost)
                 c = again(c, results)
-        if c.pinned_unprobed:  # the recipe and its control, as the search probes a version
-            done.pinned = runner.probe(c.pinned_unprobed)
+        if c.pinned_outside:  # the recipe and its control, as the search probes a version
+            done.pinned = runner.probe(c.pinned_outside)
             remember(results, c.agent, c.recipe, done.pinned)
             c = again(c, results)
         if c.control and c.control_missing:
@@ -159,19 +161,46 @@ def remember(results: Path, agent: str, recipe: str, points: Sequence[Point]) ->
             unrunnable.record(results, agent, lost, recipe if scope == "recipe" else None)
 
 
+def fill_pinned(c: Coverage, results: Path, jobs: int = 1) -> Done:
+    """A complete pair's pinned versions inside the window probed (with its control)."""
+    t0 = time.monotonic()
+    done = Done(c.agent, c.recipe)
+    with Runner(get_agent(c.agent), c.recipe, results, jobs) as runner:
+        done.pinned = runner.probe(c.pinned_inside)
+    remember(results, c.agent, c.recipe, done.pinned)
+    done.after = again(c, results)
+    done.wall_s = round(time.monotonic() - t0, 1)
+    return done
+
+
 def fill_all(pairs: Sequence[Coverage], results: Path, jobs: int = 1, minutes: int | None = None) -> list[Done]:
-    """Each incomplete pair filled in turn (one CLI version at a time unless --jobs); with
-    `minutes`, no pair is begun after that long (the rest is left for the next run)."""
-    out = []
+    """Each incomplete pair filled in turn (one CLI version at a time unless --jobs), then the
+    pinned versions inside the window of each pair complete by then; with `minutes`, nothing is
+    begun after that long (the rest is left for the next run)."""
+    out: dict[tuple[str, str], Done] = {}
     todo = [c for c in pairs if not c.complete]
     deadline = time.monotonic() + minutes * 60 if minutes else None
     for n, c in enumerate(todo, 1):
         if deadline is not None and time.monotonic() >= deadline:
             progress.say(f"atlas: {minutes} min spent, {len(todo) - n + 1} pair(s) left for the next run")
-            break
+            return list(out.values())
         progress.say(f"atlas {n}/{len(todo)}: {c.agent} {c.recipe} over {c.window.first}..{c.window.last}")
-        out.append(fill_pair(c, results, jobs))
-    return out
+        out[c.agent, c.recipe] = fill_pair(c, results, jobs)
+    now = [d.after if (d := out.get((c.agent, c.recipe))) and d.after else c for c in pairs]
+    pinned = [c for c in now if c.complete and c.pinned_inside]
+    for n, c in enumerate(pinned, 1):
+        if deadline is not None and time.monotonic() >= deadline:
+            progress.say(f"atlas: {minutes} min spent, {len(pinned) - n + 1} pair(s)' pinned versions left for the next run")
+            break
+        progress.say(f"atlas pinned {n}/{len(pinned)}: {c.agent} {c.recipe} on {', '.join(c.pinned_inside)}")
+        done = fill_pinned(c, results, jobs)
+        if (c.agent, c.recipe) in out:
+            first = out[c.agent, c.recipe]
+            first.pinned += done.pinned
+            first.after, first.wall_s = done.after, first.wall_s + done.wall_s
+        else:
+            out[c.agent, c.recipe] = done
+    return list(out.values())
 
 
 def exit_status(done: Sequence[Done], pairs: Sequence[Coverage]) -> int:

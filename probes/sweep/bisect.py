@@ -6,6 +6,7 @@ probed (a record already there is read instead): a verdict it shares is not earn
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import multiprocessing
 import sys
@@ -21,7 +22,7 @@ from probes import progress, stopping
 from probes.agents import AGENTS, Agent
 from probes.catalog.recipes import get
 from probes.catalog.setup import split_stem, stem
-from probes.errors import Exit, InputError, ProbeError
+from probes.errors import Exit, HostError, InputError, ProbeError
 from probes.evidence import unrunnable
 from probes.evidence.model import load_evidence
 from probes.pipeline import spare
@@ -55,10 +56,12 @@ def probe_checked(
 def _probe(agent: str, version: str, recipe: str, results: str, repeat: int, observation: str | None) -> Point:
     try:
         records, path, _ = probe_repeated(f"{agent}@{version}", recipe, Path(results), repeat=repeat)  # kept: unchanged
-    except ProbeError as e:
-        return Point(version, reason=str(e))
-    except Exception as e:  # one broken version must not stop the search
-        return Point(version, reason=f"{type(e).__name__}: {e}")
+    except HostError:
+        raise  # the host's fault, not the release's: never filed as a release that cannot run
+    except Exception as e:  # one broken version must not stop the search; a full disk must
+        if getattr(e, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or "No space left on device" in str(e):
+            raise HostError(f"{agent} {version}: {e}") from None
+        return Point(version, reason=str(e) if isinstance(e, ProbeError) else f"{type(e).__name__}: {e}")
     last = records[-1]
     if last.executed_version != version:
         said = last_words(last.cli.stderr_tail or last.cli.stdout_tail) if last.executed_version is None else ""

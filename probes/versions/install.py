@@ -23,12 +23,13 @@ from filelock import FileLock
 
 from probes import progress
 from probes.agents import AGENTS, Agent
-from probes.errors import HarnessError
+from probes.errors import HarnessError, HostError
 from probes.versions import cache, node, slim
 from probes.versions.prefixes import cache_root, installed, prefix_for
 from probes.versions.spec import npm, npm_error
 
 INSTALL_TIMEOUT_S = 600
+DISK_FLOOR_BYTES = 2 * 1024**3  # a release of Claude Code takes 250 MB, its run a few MB more
 
 
 def installed_in(agent_name: str, prefix: Path) -> bool:
@@ -54,11 +55,17 @@ def install(agent: Agent, version: str) -> Path:
         for stale in prefix.parent.glob(f".{version}.partial-*"):  # from a killed install
             shutil.rmtree(stale, ignore_errors=True)
         staging = prefix.with_name(f".{version}.partial-{os.getpid()}")
+        if shutil.disk_usage(prefix.parent).free < DISK_FLOOR_BYTES:
+            raise HostError(
+                f"installing {agent.name} {version}: only {disk_free(prefix.parent)} free on the disk of "
+                f"{prefix.parent}: prune the cache (probe cache prune --max SIZE) or set PROBE_CACHE_MAX"
+            )
         try:
             started = time.monotonic()
             staging.mkdir(parents=True)
             with progress.step(f"installing {agent.name} {version} from npm", sizer=lambda: progress.dir_bytes(staging)):
                 _npm_install(agent.package, version, staging, agent.install_env(staging))
+                _check_native(agent, version, staging)
                 npm_s = time.monotonic() - started
                 wanted = agent.node_wanted(staging)
                 own_node = ensure_node(agent, version, staging, wanted)
@@ -86,6 +93,30 @@ def install(agent: Agent, version: str) -> Path:
     if limit is not None:
         cache.evict(cache_root(), limit, installed_in)
     return prefix
+
+
+def _check_native(agent: Agent, version: str, staging: Path) -> None:
+    """npm reports an install done when it skipped the optional package holding the CLI's
+    binary for this platform. When the registry has that package, npm failed to fetch or
+    write it (a full disk): the host's fault. When it never had it (Copilot 1.0.56, 1.0.77;
+    Codex 0.142.1), that is how the release was published: some run their JavaScript without
+    it, and a run says for itself whether this one can."""
+    missing = slim.native_missing(staging, agent.package)
+    if not missing:
+        return
+    name, wanted = next(iter(missing.items()))
+    target = wanted.removeprefix("npm:") if wanted.startswith("npm:") else f"{name}@{wanted}"
+    view = subprocess.run([npm(), "view", target, "version"], capture_output=True, text=True, timeout=120)
+    if view.returncode != 0 and "E404" in view.stderr:
+        return
+    raise HostError(
+        f"npm install {agent.package}@{version} left out {name}, its binary for this platform (an optional "
+        f"package npm could not fetch or write: is the disk full? {disk_free(staging)} free): nothing was kept, retry"
+    )
+
+
+def disk_free(path: Path) -> str:
+    return cache.human(shutil.disk_usage(path).free)
 
 
 def release(agent: Agent, version: str) -> None:

@@ -18,6 +18,7 @@ the store entry (eviction's sweep, a concurrent install).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import re
@@ -76,6 +77,28 @@ def foreign(name: str, here: Platform) -> bool:
     if not (platform_only or (oses and arches) or (oses and libcs)):
         return False  # a word among others (arm.js, lib/windows-helpers): not a platform folder
     return bool(oses - here.oses or arches - here.arches or libcs - here.libcs)
+
+
+def native_missing(root: Path, package: str, here: Platform | None = None) -> dict[str, str]:
+    """The optional dependencies of `package` (installed under `root`) meant for this
+    platform (name -> the version npm was asked for) when none of them is installed: npm skips
+    an optional package it could not fetch or write (a full disk, a package never published)
+    and reports success, leaving a CLI whose binary is a placeholder (Claude Code's wrapper)."""
+    here = here or this_platform()
+    try:
+        manifest = json.loads((root / "node_modules" / package / "package.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    optional = manifest.get("optionalDependencies") if isinstance(manifest, dict) else None
+    if not isinstance(optional, dict):
+        return {}
+    ours = {n: str(v) for n, v in optional.items() if _names_platform(n) and not foreign(n.rsplit("/", 1)[-1], here)}
+    return {} if any((root / "node_modules" / n).is_dir() for n in ours) else ours
+
+
+def _names_platform(name: str) -> bool:
+    toks = set(tokens(name.rsplit("/", 1)[-1]))
+    return bool(toks & OSES) and bool(toks & ARCHES)
 
 
 def drop_foreign(root: Path, keep: Path, here: Platform | None = None) -> int:

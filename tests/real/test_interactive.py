@@ -11,6 +11,7 @@ import pytest
 from probes.agents import AGENTS
 from probes.pipeline import plan as plan_module
 from probes.pipeline import run as run_module
+from probes.report.answer import answer
 from tests.helpers import CLAUDE, COPILOT
 
 pytestmark = pytest.mark.real
@@ -56,3 +57,16 @@ def test_a_screen_that_says_it_will_never_get_ready_ends_the_start_at_once(real_
     assert ev.outcome == "could-not-drive"
     assert ev.observations["tty_error"] == "start: the screen says it will not get ready (❯)"
     assert ev.cli.wall_s < 15  # the ready timeout is 30 s
+
+
+def test_a_notice_at_start_is_dismissed_and_kept_and_the_session_goes_on(real_tools, tmp_path, monkeypatch):
+    """A hook event the release does not know: Claude Code draws a Settings Warning that waits
+    for a key (as 2.1.150 does for DirectoryAdded). The driver presses Enter (Continue), keeps
+    the notice as drawn, and the session runs: the other hooks' verdict, and the warning said."""
+    claude = AGENTS["claude"]
+    monkeypatch.setattr(claude, "events", {**claude.events, "session_end": "ProbeNoSuchEvent"})
+    ev, _ = run_module.probe(CLAUDE, "session-start-interactive", tmp_path)
+    assert (ev.outcome, ev.executed_version) == ("startup", CLAUDE.split("@")[1])
+    start = (ev.transcript or [])[0]
+    assert start["ok"] and 'Unknown hook event "ProbeNoSuchEvent"' in start["dismissed"][0]
+    assert 'Unknown hook event "ProbeNoSuchEvent" was ignored' in answer(ev, "lifecycle")

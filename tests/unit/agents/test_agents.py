@@ -91,3 +91,16 @@ def test_claude_is_ready_at_an_empty_input_box_or_the_placeholder_an_api_error_l
     assert ready.search("──────\n❯ \n──────")
     assert ready.search("──────\n❯ Resend your message to try again\n──────")  # 2.1.332, after an API error
     assert not ready.search("──────\n❯ Run the probe step.\n──────")  # typed, not yet sent
+    assert ready.search('──────\n❯ Try "fix lint errors"\n──────')  # 2.1.48's suggestion
+    assert ready.search("──────\n>\n──────")  # 2.0.76's prompt
+    assert not ready.search("──────\n> Run the probe step.\n──────")
+
+
+def test_claude_s_notice_is_the_settings_warning_that_waits_for_enter():
+    notice = re.compile(AGENTS["claude"].tty["markers"]["notice"])
+    drawn = (
+        ' Settings Warning\n └ DirectoryAdded: Unknown hook event "DirectoryAdded" was ignored.\n'
+        " ❯ 1. Continue\n   2. Fix with Claude\n   3. Exit and fix manually\n\n Enter to confirm · Esc to cancel"
+    )
+    assert notice.search(drawn)
+    assert not notice.search(" Do you trust the files in this folder?\n ❯ 1. Yes, proceed\n Enter to confirm · Esc to cancel")

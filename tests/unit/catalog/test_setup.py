@@ -9,6 +9,7 @@ from probes.agents import AGENTS
 from probes.catalog import recipes, setup
 from probes.errors import InputError
 from probes.evidence.load import load
+from probes.evidence.model import load_evidence
 from tests.synthetic import TEMPLATE
 
 
@@ -85,12 +86,9 @@ def test_a_declared_setup_is_checked_for_each_agent_it_names():
 
 
 def test_a_setup_is_a_row_of_its_own_and_earned_against_its_control_in_the_same_setup(tmp_path):
-    record = json.loads(TEMPLATE.read_text())
+    record = load_evidence(TEMPLATE)  # whole: what it refers to read in
     version = tmp_path / "copilot" / "1.0.92"
     version.mkdir(parents=True)
-    for blob in (TEMPLATE.parent / "_blobs").iterdir():  # the template refers to them
-        (version / "_blobs").mkdir(exist_ok=True)
-        (version / "_blobs" / blob.name).write_bytes(blob.read_bytes())
     control = record["control"]
 
     def put(stem: str, outcome: str) -> None:

@@ -20,9 +20,8 @@ import pytest
 
 from probes import limits
 from probes.cli import main
-from probes.evidence import store
 from probes.sweep import bump
-from tests.helpers import ROOT
+from tests.helpers import ROOT, copy_record, copy_version
 
 GIB = 2**30
 SPEC = "claude@2.1.328"  # a version with committed evidence; faked as installed below
@@ -90,12 +89,7 @@ def results(tmp_path):
     dst = tmp_path / "results"
     for spec in (SPEC, NEXT):
         agent, version = spec.split("@")
-        shutil.copytree(ROOT / "results" / agent / version, dst / agent / version)
-        for record in (dst / agent / version).glob("*.json"):  # what its compact records share (docs/evidence.md)
-            name = store.shared_ref(json.loads(record.read_text()))
-            if name:
-                (dst / agent / store.BLOBS).mkdir(exist_ok=True)
-                shutil.copy(ROOT / "results" / agent / store.BLOBS / f"{name}.txt", dst / agent / store.BLOBS)
+        copy_version(ROOT / "results" / agent / version, dst / agent / version)
     return dst
 
 
@@ -470,8 +464,7 @@ def test_merge_names_a_corrupt_file_of_the_destination(tmp_path, env, results):
     (results / "claude" / "2.1.329" / "crash-pretool.json").write_text("{")
     shard = tmp_path / "shard" / "claude" / "2.1.328"
     shard.mkdir(parents=True)
-    shutil.copy(ROOT / "results" / "claude" / "2.1.328" / "hang-pretool.json", shard)
-    shutil.copytree(ROOT / "results" / "claude" / "2.1.328" / "_blobs", shard / "_blobs")  # what it refers to
+    copy_record(ROOT / "results" / "claude" / "2.1.328" / "hang-pretool.json", shard / "hang-pretool.json")
     (results / "claude" / "2.1.328" / "hang-pretool.json").unlink()
     before = snapshot(tmp_path)
     one_line(

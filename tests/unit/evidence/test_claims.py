@@ -38,7 +38,7 @@ def test_a_claim_disagrees_on_another_outcome_or_observation():
 def test_a_claim_is_untested_before_its_version_and_absent_for_another_agent():
     (c,) = judge([CLAIM], "copilot", "1.0.71", "unbounded", {})
     assert (c["agrees"], c["verdict"], c["applies"]) == (None, "untested", False)
-    assert c["reason"] == "the claim names copilot 1.0.72 and later; this run is 1.0.71"
+    assert c["reason"] == "the claim names copilot 1.0.72 and later, not this version"
     assert judge([CLAIM], "copilot", "1.0.72-1", "unbounded", {})[0]["agrees"] is None  # a pre-release of it
     assert judge([CLAIM], "claude", "2.1.328", "bounded", {}) == []
     (unknown,) = judge([CLAIM], "copilot", None, "bounded", {})

@@ -17,7 +17,7 @@ from probes.catalog import windows
 from probes.catalog.recipes import load_all
 from probes.errors import InputError
 from probes.evidence import compaction, keep, lean, store
-from probes.evidence.layout import dumps
+from probes.evidence.layout import dumps, layout
 from probes.evidence.load import load
 from probes.evidence.merge import merge
 from probes.evidence.model import Evidence, load_evidence
@@ -42,7 +42,13 @@ def put(root: Path, version: str, recipe: str = "hang-pretool", **edits: object)
         blob = path.parent / store.BLOBS / f"{name}.txt"
         shutil.copy(TEMPLATE.parent / store.BLOBS / f"{name}.txt", blob)
         os.utime(blob, (OLD, OLD))
-    path.write_text(dumps(stored))
+    shared = store.shared_ref(stored)  # its recipe's part (lean.shares), in the agent's _blobs
+    if shared:
+        blob = root / "copilot" / store.BLOBS / f"{shared}.txt"
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(TEMPLATE.parent.parent / store.BLOBS / f"{shared}.txt", blob)
+        os.utime(blob, (OLD, OLD))
+    path.write_text(layout(stored))
     return path
 
 

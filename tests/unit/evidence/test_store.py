@@ -55,7 +55,9 @@ def test_a_record_round_trips_through_the_store(tmp_path):
     record = load_evidence(path)
     assert Evidence.model_validate(record).model_dump(mode="json") == record
     refs = store.refs(stored)
-    assert refs and {p.name for p in blob_files(tmp_path)} == {f"{h}.txt" for h in refs}
+    shared = store.shared_ref(stored)  # its recipe's part (lean.shares), in its agent's _blobs
+    assert refs and shared and {p.name for p in blob_files(tmp_path)} == {f"{h}.txt" for h in [*refs, shared]}
+    assert "question" in record and "question" not in stored and stored["agent"] == record["agent"]
     system = record["model_requests"][0]["messages"][0]["text"]
     digest = hashlib.sha256(system.encode()).hexdigest()
     assert (tmp_path / "claude/2.1.328/_blobs" / f"{digest}.txt").read_text() == system  # a text is stored as itself
@@ -65,6 +67,19 @@ def test_a_record_round_trips_through_the_store(tmp_path):
     before = {p: p.read_bytes() for p in [path, *blob_files(tmp_path)]}
     saved(tmp_path)
     assert before == {p: p.read_bytes() for p in [path, *blob_files(tmp_path)]}
+
+
+def test_a_model_request_leaves_out_what_the_one_before_it_said(tmp_path):
+    """Each turn's request repeats the session's method, path, model, user agent and tools and
+    begins with the last turn's messages: stored once (implied.AS_BEFORE), read back whole."""
+    path = saved(tmp_path)
+    stored, record = json.loads(path.read_text()), load_evidence(path)
+    first, second = stored["model_requests"][:2]
+    assert "as_before" not in first and "user_agent" in first
+    assert second["as_before"] == 3 and "user_agent" not in second and "tools" not in second
+    whole = record["model_requests"][1]
+    assert whole["messages"][:3] == record["model_requests"][0]["messages"][:3] and len(whole["messages"]) == 5
+    assert whole["user_agent"] == record["model_requests"][0]["user_agent"] and "as_before" not in whole
 
 
 def test_the_layout_keeps_short_values_on_one_line():
@@ -126,6 +141,11 @@ def test_merge_carries_the_blobs_and_checks_them(tmp_path):
     saved(b, "claude/2.1.328/payload-pretool-copy")  # another cell (misnamed on purpose below)
     shutil.rmtree(b)
     shutil.copytree(RESULTS / "copilot" / "1.0.92", b / "copilot" / "1.0.92")
+    (b / "copilot" / store.BLOBS).mkdir()
+    for record in (b / "copilot" / "1.0.92").glob("*.json"):  # and the shared blobs they name
+        name = store.shared_ref(json.loads(record.read_text()))
+        if name:
+            shutil.copy(RESULTS / "copilot" / store.BLOBS / f"{name}.txt", b / "copilot" / store.BLOBS)
     assert merge([a, b], dest) == (1 + len(list((b / "copilot/1.0.92").glob("*.json"))), 0)
     for tree in (a, b):
         for p in blob_files(tree):
@@ -145,6 +165,8 @@ def test_cite_hashes_the_record_with_the_blobs_it_refers_to(tmp_path):
     h = hashlib.sha256(path.read_bytes())
     for name in refs:  # ascending, each once (docs/evidence.md)
         h.update((path.parent / store.BLOBS / f"{name}.txt").read_bytes())
+    shared = store.shared_ref(json.loads(path.read_text()))  # last: its recipe's part (lean.shares)
+    h.update((path.parent.parent / store.BLOBS / f"{shared}.txt").read_bytes())
     out = probe_cmd("cite", "claude@2.1.328", "payload-pretool", results=results)
     assert out.returncode == 0, out.stderr
     assert f"sha256 `{h.hexdigest()}`" in out.stdout

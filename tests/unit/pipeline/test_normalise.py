@@ -141,3 +141,16 @@ def test_qwen_codes_own_tool_ids_and_model_identity_get_names():
     assert first == {"payload": {"tool_use_id": "$CALL_1"}, "env": {"QWEN_CODE_MODEL_IDENTITY": "probe-model@$MODEL_ID"}}
     assert normalise(run("toolu_1796201089099_n0rrw039s", "7589414f"), {}) == first
     assert normalise(first, {}) == first
+
+
+def test_claude_codes_billing_line_hashes_get_names():
+    """The line Claude Code puts at the top of its system prompt carries two hashes that
+    differ per request: named, the system prompt of one release is one blob, not one a record."""
+
+    def prompt(build: str, cch: str) -> list[str]:
+        return [f"x-anthropic-billing-header: cc_version=2.1.150.{build}; cc_entrypoint=cli; cch={cch};\nYou are Claude Code"]
+
+    first = normalise(prompt("cb5", "9dafa"), {})
+    assert first == ["x-anthropic-billing-header: cc_version=2.1.150.$CC_HASH; cc_entrypoint=cli; cch=$CCH;\nYou are Claude Code"]
+    assert normalise(prompt("1ad", "00000"), {}) == first and normalise(first, {}) == first
+    assert normalise(["a cch=9dafa; elsewhere"], {}) == ["a cch=9dafa; elsewhere"]  # not the billing line: left

@@ -10,7 +10,7 @@ from probes.classify import CLASSIFIERS
 from probes.commands.run import summary
 from probes.evidence.load import load
 from probes.evidence.model import Evidence
-from probes.report.answer import SAME_AS_CONTROL, answer
+from probes.report.answer import SAME_AS_CONTROL, answer, notice
 from tests.helpers import RESULTS, fixture
 
 
@@ -26,7 +26,8 @@ def test_every_committed_record_has_a_one_sentence_answer():
         r = cell.record
         recipe = recipes.get(base_of(cell.recipe))
         text = answer(r, recipe.classifier if recipe else None, cell.same_as_control)
-        end = f": {r.outcome}; {SAME_AS_CONTROL}." if cell.same_as_control else f": {r.outcome}."
+        warned = f" (it warned at start: {w})" if (w := notice(r)) else ""
+        end = f": {r.outcome}{warned}; {SAME_AS_CONTROL}." if cell.same_as_control else f": {r.outcome}{warned}."
         assert text.endswith(end), (cell.path, text)
         assert text.startswith(f"On {r.agent} "), (cell.path, text)
         assert "\n" not in text and "None" not in text and len(text) <= 260, (cell.path, text)

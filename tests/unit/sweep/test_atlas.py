@@ -109,11 +109,23 @@ def test_unprobed_ends_missing_controls_and_pinned_versions(tmp_path):
     c = cover(results, pinned=["1.0.4", "1.0.5", "1.0.77"])
     assert c.head == ["1.0.0", "1.0.1", "1.0.2"] and c.tail == ["1.0.6", "1.0.7", "1.0.8", "1.0.9"]
     assert c.control_missing == ["1.0.5"] and c.pinned_unprobed == ["1.0.4"] and c.pinned_unserved == ["1.0.77"]
-    assert c.probes_needed == 2 * (1 + 1 + 1) + 1
+    assert c.probes_needed == 2 * (1 + 1) + 1  # the pinned 1.0.4 inside the window: its range answers it
+    assert c.pinned_inside == ["1.0.4"] and c.pinned_outside == [] and c.pinned_probes == 2
     line = atlas.recipe_text(c)
     assert "unprobed start 1.0.0-1.0.2 (3)" in line and f"no control {CONTROL} on 1.0.5" in line
     nothing = cover(built(tmp_path / "empty", {"1.0.3": "denied"}), start="1.0.4")
     assert nothing.head == RELEASES[4:] and not nothing.segments  # a point outside the window does not count
+
+
+def test_a_pinned_version_outside_the_window_keeps_it_incomplete_one_inside_does_not(tmp_path):
+    """A pinned version inside the window is answered by the range that holds it (probed after
+    every pair is complete); one before the window's start only a probe answers."""
+    results = built(tmp_path, {"1.0.3": "denied", "1.0.9": "denied"}, controls=["1.0.3", "1.0.9"])
+    inside = cover(results, start="1.0.3", pinned=["1.0.5"])
+    assert inside.complete and inside.pinned_inside == ["1.0.5"] and inside.probes_needed == 0
+    assert "1 pinned unprobed, answered by range" in atlas.recipe_text(inside)
+    outside = cover(results, start="1.0.3", pinned=["1.0.1"])
+    assert not outside.complete and outside.pinned_outside == ["1.0.1"] and outside.probes_needed == 2
 
 
 def test_non_control_recipes_and_the_core_ones():
@@ -133,7 +145,13 @@ def test_atlas_check_command_exit_status_and_json(tmp_path, monkeypatch):
     assert "copilot: window 1.0.0-1.0.9 (10 releases, 1 pinned): 0/1 recipes complete, 1 open boundaries" in got.stdout
     doc = json.loads(probe_cmd("atlas", "--check", "--agent", "copilot", "--recipe", RECIPE, "--json", results=results).stdout)
     one = doc["agents"][0]
-    assert doc["complete"] is False and one["summary"] == {"recipes": 1, "complete": 0, "open_boundaries": 1, "probes_needed": 8}
+    assert doc["complete"] is False and one["summary"] == {
+        "recipes": 1,
+        "complete": 0,
+        "open_boundaries": 1,
+        "probes_needed": 8,
+        "pinned_probes": 0,
+    }
     assert one["recipes"][0]["open_boundaries"][0]["between"] == RELEASES[1:9]
     write_points(results, "copilot", RECIPE, {"1.0.4": "allowed", "1.0.5": "denied"}, control=CONTROL)
     write_points(results, "copilot", CONTROL, {"1.0.4": "allowed", "1.0.5": "allowed"})
@@ -273,10 +291,23 @@ def test_where_another_recipe_changes_is_probed_too(tmp_path):
     c = cover(results)
     assert c.complete and c.hints == []
     other = atlas.coverage(load(results, "copilot"), "copilot", "payload-pretool", None, c.window, RELEASES)
-    changes = atlas.changed_at([c, other])
-    hinted = atlas.with_hints(c, changes, {})
+    wanted = atlas.hinted(atlas.changed_at([c, other]), {RECIPE: "pre_tool", "payload-pretool": "pre_tool"})
+    hinted = atlas.with_hints(c, wanted[RECIPE], {})
     assert hinted.hints == ["1.0.2", "1.0.3"] and not hinted.complete  # 1.0.3|1.0.9 is not exact: no hint
-    assert atlas.with_hints(c, changes, {"1.0.2": "x"}).hints == ["1.0.3"]
+    assert atlas.with_hints(c, wanted[RECIPE], {"1.0.2": "x"}).hints == ["1.0.3"]
+
+
+def test_a_change_of_another_subject_is_asked_only_when_several_subjects_see_it():
+    """A recipe probes where recipes of its own subject change; a change of another event's
+    recipes is asked of it only when recipes of WIDE subjects change at that version: the CLI
+    changed there (Codex 0.129.0-0.140.0: no hook ran, every subject changed), not one event."""
+    subjects = {"a": "pre_tool", "b": "pre_tool", "c": "stop", "d": "session_end", "e": "prompt_submit"}
+    changes = {"a": set(), "b": {"1.0.2", "1.0.3"}, "c": {"1.0.5", "1.0.6"}, "d": {"1.0.6"}, "e": {"1.0.6", "1.0.7"}}
+    wanted = atlas.hinted(changes, subjects)
+    assert atlas.WIDE == 3
+    assert wanted["a"] == {"1.0.2", "1.0.3", "1.0.6"}  # its subject's change, and 1.0.6 where three subjects change
+    assert wanted["b"] == {"1.0.6"}  # not its own
+    assert wanted["c"] == {"1.0.6"}  # 1.0.5 and 1.0.7: one subject each; pre_tool's 1.0.2 asks nothing of stop
 
 
 def test_a_change_the_harness_could_not_decide_hints_no_other_recipe(tmp_path):
@@ -300,7 +331,7 @@ def test_one_recipe_asked_for_keeps_the_hints_of_every_other(tmp_path):
     from tests.synthetic import write_points
 
     results = built(tmp_path, {"1.0.0": "allowed", "1.0.9": "allowed"})
-    write_points(
+    write_points(  # a recipe of RECIPE's subject (pre_tool)
         results, "copilot", "deny-json-pretool", {"1.0.0": "allowed", "1.0.4": "allowed", "1.0.5": "denied", "1.0.9": "denied"}
     )
     win = windows.Window.model_validate({"from": "1.0.0"})

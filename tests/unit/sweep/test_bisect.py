@@ -4,12 +4,15 @@ over a dict stands for the CLIs (the search is our own logic; the real run is be
 
 from __future__ import annotations
 
+import errno
 import math
 from pathlib import Path
 
 import pytest
 
 from probes.cli import main
+from probes.errors import HarnessError, HostError
+from probes.sweep import bisect
 from probes.sweep.search import Point, picks, search
 
 
@@ -215,3 +218,29 @@ def test_a_search_leaves_no_unknown_version_folder(tmp_path):
     kept.write_text("{}")
     discard_unknown(kept)  # a version's own record is never the search's to remove
     assert kept.exists()
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [HostError("npm install left out its binary"), OSError(errno.ENOSPC, "No space left on device")],
+    ids=["install", "disk-full"],
+)
+def test_a_host_fault_stops_the_search_instead_of_filing_the_release(monkeypatch, failure):
+    """A full disk or a half install says nothing of the release: never a Point to remember
+    as one that cannot run (unrunnable.json), the search stops with it."""
+
+    def fails(*args, **kwargs):
+        raise failure
+
+    monkeypatch.setattr(bisect, "probe_repeated", fails)
+    with pytest.raises(HostError):
+        bisect._probe("claude", "2.1.200", "hang-pretool", "results", 1, None)
+
+
+def test_a_release_that_cannot_install_is_a_point_with_its_reason(monkeypatch):
+    def fails(*args, **kwargs):
+        raise HarnessError("npm install @anthropic-ai/claude-code@2.1.200 failed (ETARGET)")
+
+    monkeypatch.setattr(bisect, "probe_repeated", fails)
+    point = bisect._probe("claude", "2.1.200", "hang-pretool", "results", 1, None)
+    assert point.skipped and "ETARGET" in (point.reason or "") and point.scope == "release"

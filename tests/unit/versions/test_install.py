@@ -3,10 +3,12 @@ pruned and shares files with another version, and still runs a real probe."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from probes.agents import AGENTS
-from probes.errors import HarnessError, InputError
+from probes.errors import HarnessError, HostError, InputError
 from probes.versions import cache as cache_mod
 from probes.versions import install, prefixes
 
@@ -72,3 +74,39 @@ def test_an_agent_s_preflight_stops_the_install_before_anything_is_written(cache
     with pytest.raises(InputError, match="needs make"):
         install.install(AGENTS["vscode"], "9.9.9")
     assert not (cache / "cli").exists()
+
+
+def npm_leaving_out_natives(present: bool):
+    """npm as it behaves with a full disk: the optional package holding the platform's binary
+    skipped, success reported, the wrapper's placeholder left as the binary (Claude Code 2.1.200)."""
+
+    def npm_install(package, version, staging, env=None):
+        fake_npm(fail=False)(package, version, staging, env)
+        root = staging / "node_modules" / package
+        root.mkdir(parents=True)
+        platforms = ("darwin-arm64", "linux-x64", "linux-arm64", "linux-x64-musl", "win32-x64")
+        optional = {f"{package}-{p}": version for p in platforms}
+        (root / "package.json").write_text(json.dumps({"name": package, "optionalDependencies": optional}))
+        for name in optional if present else ():
+            (staging / "node_modules" / name).mkdir(parents=True)
+
+    return npm_install
+
+
+def test_an_install_npm_left_without_its_native_binary_is_not_kept(cache, monkeypatch):
+    """The registry decides whose fault it is: it has Claude Code 2.1.200's linux package (the
+    host's: a full disk, nothing kept); it never had 9.9.9's, so that install is the release as
+    published (Copilot 1.0.56 runs its JavaScript without one) and its runs speak for it."""
+    monkeypatch.setattr(install, "_npm_install", npm_leaving_out_natives(present=False))
+    with pytest.raises(HostError, match=r"left out @anthropic-ai/claude-code-linux-\w+, its binary for this platform"):
+        install.install(AGENTS["claude"], "2.1.200")
+    assert not prefixes.installed(AGENTS["claude"], "2.1.200")
+    assert install.install(AGENTS["claude"], "9.9.9").name == "9.9.9"
+
+
+def test_a_disk_near_full_stops_an_install_before_npm_runs(cache, monkeypatch):
+    monkeypatch.setattr(install, "DISK_FLOOR_BYTES", 2**62)
+    monkeypatch.setattr(install, "_npm_install", lambda *a, **k: pytest.fail("npm ran"))
+    with pytest.raises(HostError, match=r"only .* free on the disk of .*probe cache prune --max SIZE"):
+        install.install(AGENTS["claude"], "9.9.9")
+    assert not prefixes.installed(AGENTS["claude"], "9.9.9")
