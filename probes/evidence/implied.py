@@ -3,7 +3,9 @@ request, a key whose value is its empty default below (most hooks exit on their 
 signalled and write nothing to stderr; most requests carry no sentinel); and in each model
 request after the first, what the request before it said already (AS_BEFORE: the method, path,
 model, user agent and tools of a session are the same request after request, and each turn's
-messages begin with the last turn's). `store.compact` leaves them out, `store.resolve` puts them
+messages begin with the last turn's); and in each invocation after the first, each key (and
+each key of its payload) whose value the invocation before it had (a hook's argv, cwd, env,
+parent and most of its payload repeat). `store.compact` leaves them out, `store.resolve` puts them
 back, so a record reads the same either way. A value only counts as the default when it is that
 value and of that type (0 is not None, nor False)."""
 
@@ -38,13 +40,18 @@ AS_BEFORE = "as_before"
 REPEATED = ("method", "path", "model", "user_agent", "tools")
 
 
+# An invocation's "as_before": [name, ...]: each key it lacks that the invocation before it
+# has, equal, and "payload.KEY" for each such key of its payload (a key with a dot stays).
+PAYLOAD = "payload"
+
+
 def is_default(value: Any, default: Any) -> bool:
     return type(value) is type(default) and value == default
 
 
 def leave_out(record: dict[str, Any]) -> None:
     """Remove, in place, each IMPLIED key that holds its default, and what each model request
-    repeats of the one before it (AS_BEFORE)."""
+    and invocation repeats of the one before it (AS_BEFORE)."""
     for key, defaults in IMPLIED.items():
         for item in record.get(key) or []:
             if isinstance(item, dict):
@@ -54,6 +61,37 @@ def leave_out(record: dict[str, Any]) -> None:
     requests = record.get("model_requests")
     if isinstance(requests, list):
         record["model_requests"] = said_before(requests)
+    invocations = record.get("invocations")
+    if isinstance(invocations, list):
+        record["invocations"] = ran_before(invocations)
+
+
+def ran_before(invocations: list[Any]) -> list[Any]:
+    """The invocations, each after the first without the keys (and payload keys) whose values
+    the one before it had."""
+    out: list[Any] = []
+    previous: dict[str, Any] | None = None
+    for item in invocations:
+        if not isinstance(item, dict) or AS_BEFORE in item:
+            out.append(item)
+            previous = None
+            continue
+        lean = dict(item)
+        same: list[str] = []
+        if previous is not None:
+            same = [k for k, v in item.items() if k in previous and previous[k] == v]
+            for k in same:
+                del lean[k]
+            mine, theirs = item.get(PAYLOAD), previous.get(PAYLOAD)
+            if PAYLOAD in lean and isinstance(mine, dict) and isinstance(theirs, dict) and AS_BEFORE not in mine:
+                keys = [k for k, v in mine.items() if "." not in k and k in theirs and theirs[k] == v]
+                lean[PAYLOAD] = {k: v for k, v in mine.items() if k not in keys}
+                same += [f"{PAYLOAD}.{k}" for k in keys]
+        if same:
+            lean[AS_BEFORE] = same
+        out.append(lean)
+        previous = item
+    return out
 
 
 def said_before(requests: list[Any]) -> list[Any]:
@@ -91,7 +129,7 @@ def shared_prefix(mine: Any, theirs: Any) -> int:
 
 def put_back(record: dict[str, Any]) -> None:
     """Give, in place, each item of an IMPLIED list the keys it leaves out, as their defaults,
-    and each model request what it took from the one before it (AS_BEFORE)."""
+    and each model request and invocation what it took from the one before it (AS_BEFORE)."""
     requests = record.get("model_requests")
     previous: dict[str, Any] | None = None
     for item in requests if isinstance(requests, list) else []:
@@ -102,6 +140,18 @@ def put_back(record: dict[str, Any]) -> None:
                     item[k] = copy.deepcopy(previous[k])
             if isinstance(n, int) and n > 0 and isinstance(previous.get("messages"), list):
                 item["messages"] = copy.deepcopy(previous["messages"][:n]) + list(item.get("messages") or [])
+        previous = item if isinstance(item, dict) else None
+    invocations = record.get("invocations")
+    previous = None
+    for item in invocations if isinstance(invocations, list) else []:
+        if isinstance(item, dict) and isinstance(item.get(AS_BEFORE), list) and previous is not None:
+            for name in item.pop(AS_BEFORE):
+                key, dot, sub = str(name).partition(".")
+                if not dot and key in previous and key not in item:
+                    item[key] = copy.deepcopy(previous[key])
+                elif dot and key == PAYLOAD and isinstance(item.get(key), dict) and isinstance(previous.get(key), dict):
+                    if sub in previous[key] and sub not in item[key]:
+                        item[key][sub] = copy.deepcopy(previous[key][sub])
         previous = item if isinstance(item, dict) else None
     for key, defaults in IMPLIED.items():
         items = record.get(key)

@@ -61,7 +61,7 @@ def test_a_record_round_trips_through_the_store(tmp_path):
     system = record["model_requests"][0]["messages"][0]["text"]
     digest = hashlib.sha256(system.encode()).hexdigest()
     assert (tmp_path / "claude/2.1.328/_blobs" / f"{digest}.txt").read_text() == system  # a text is stored as itself
-    assert all(inv["env"] == {"ref": inv["env"]["ref"]} for inv in stored["invocations"])  # env blocks: one ref each
+    assert all(inv["env"] == {"ref": inv["env"]["ref"]} for inv in stored["invocations"] if "env" in inv)  # env blocks: one ref each
     assert path.stat().st_size < (V1 / f"{CELL}.json").stat().st_size / 2
     # stored again: the same bytes, no new blob
     before = {p: p.read_bytes() for p in [path, *blob_files(tmp_path)]}
@@ -80,6 +80,24 @@ def test_a_model_request_leaves_out_what_the_one_before_it_said(tmp_path):
     whole = record["model_requests"][1]
     assert whole["messages"][:3] == record["model_requests"][0]["messages"][:3] and len(whole["messages"]) == 5
     assert whole["user_agent"] == record["model_requests"][0]["user_agent"] and "as_before" not in whole
+
+
+def test_an_invocation_leaves_out_what_the_one_before_it_had(tmp_path):
+    """A hook's cwd, parent and most of its payload (session, transcript path) repeat
+    invocation after invocation: stored once (implied.AS_BEFORE, a list of the keys), read
+    back whole."""
+    path = saved(tmp_path)
+    stored, record = json.loads(path.read_text()), load_evidence(path)
+    first, second = stored["invocations"][:2]
+    assert "as_before" not in first and {"cwd", "payload"} <= set(first)
+    assert {"cwd", "payload.session_id", "payload.transcript_path"} <= set(second["as_before"])
+    assert "cwd" not in second and "session_id" not in second["payload"] and "prompt" in second["payload"]
+    whole = record["invocations"][1]
+    assert "as_before" not in whole and whole["cwd"] == record["invocations"][0]["cwd"]
+    assert whole["payload"]["session_id"] == record["invocations"][0]["payload"]["session_id"]
+    from probes.evidence.model import upgrade
+
+    assert record["invocations"] == Evidence.model_validate(upgrade(v1_record())).model_dump()["invocations"]
 
 
 def test_the_layout_keeps_short_values_on_one_line():
