@@ -29,6 +29,19 @@ HOOKS_MAX = 200  # command hooks in all: each is installed, run and reported in 
 MAX_SHARDS = 1000  # a CI matrix is capped at 256 jobs; shards cost a list of loads each
 MAX_REPEAT = 100
 MAX_JOBS = 64
+LIST_TRIES = 5  # a results tree listed again when a folder vanished while it was listed
+
+
+def listed(root: Path, pattern: str = "*/*/*.json") -> list[Path]:
+    """`root.glob(pattern)`, sorted, listed again when a folder vanished midway: pathlib
+    raises FileNotFoundError for it (Python 3.11), and another `probe` process sharing the
+    results removes an `unknown-V` folder once its record is discarded (unrunnable.py)."""
+    for _ in range(LIST_TRIES - 1):
+        try:
+            return sorted(root.glob(pattern))
+        except FileNotFoundError:
+            continue
+    return sorted(root.glob(pattern))
 
 
 class BadFile(ValueError):

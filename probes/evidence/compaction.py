@@ -43,7 +43,7 @@ from probes.evidence.store import (
     unreferenced,
     unshared,
 )
-from probes.limits import EVIDENCE_MAX_BYTES, BadFile, parse_json, read_bounded, warn
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, listed, parse_json, read_bounded, warn
 from probes.report.timeline import read_snapshot
 from probes.versions.spec import semver_key
 
@@ -227,7 +227,7 @@ def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
     blobs = Blobs()
     points: list[Point] = []
     data: dict[Path, bytes] = {}
-    for path in sorted(results.glob("*/*/*.json")):
+    for path in listed(results):
         agent, version = path.parts[-3], path.parts[-2]
         if (agents is not None and agent not in agents) or version.startswith("unknown-"):
             continue

@@ -12,7 +12,7 @@ from probes.catalog.setup import base_of, split_stem, stem
 from probes.errors import InputError
 from probes.evidence.model import Evidence, read_evidence
 from probes.evidence.store import Blobs
-from probes.limits import warn
+from probes.limits import listed, warn
 from probes.versions.spec import semver_key
 
 
@@ -63,7 +63,7 @@ def load(
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     cells: list[Cell] = []
     blobs = Blobs()  # a blob many records refer to is read once
-    for path in sorted(results.glob("*/*/*.json")):
+    for path in listed(results):
         a, v, r = path.parts[-3], path.parts[-2], path.stem
         if (agent and a != agent) or (recipe and recipe not in (r, base_of(r) if setups else r)) or (version and v != version):
             continue

@@ -9,7 +9,7 @@ from pathlib import Path
 from probes.errors import InputError
 from probes.evidence.model import Evidence, check_writable, evidence_path, parse_evidence, write_atomic
 from probes.evidence.store import Blobs, put_blob
-from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, listed, read_bounded
 
 
 def records(tree: Path, blobs: dict[str, bytes] | None = None, known: dict[str, bytes] | None = None) -> dict[str, bytes]:
@@ -24,7 +24,7 @@ def records(tree: Path, blobs: dict[str, bytes] | None = None, known: dict[str, 
         raise InputError(f"no results directory {tree}" + (": it is a file" if tree.exists() else ""))
     found = {}
     read = Blobs(known)
-    for path in sorted(tree.glob("*/*/*.json")):
+    for path in listed(tree):
         rel = path.relative_to(tree).as_posix()
         for d in (path.parent.parent, path.parent):
             if d.is_symlink():

@@ -18,7 +18,7 @@ from probes.errors import InputError
 from probes.evidence.claims import Run, judge
 from probes.evidence.model import Evidence, load_evidence, upgrade, write_atomic
 from probes.evidence.store import Blobs, put_blobs, stored_form, unreferenced, unshared
-from probes.limits import EVIDENCE_MAX_BYTES, BadFile, read_bounded, warn
+from probes.limits import EVIDENCE_MAX_BYTES, BadFile, listed, read_bounded, warn
 
 if TYPE_CHECKING:
     from probes.catalog.recipes import Recipe
@@ -46,7 +46,7 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     blobs = Blobs()
-    for path in sorted(results.glob("*/*/*.json")):
+    for path in listed(results):
         try:
             stored = load_evidence(path, blobs=blobs)
             ev = Evidence.model_validate(upgrade(stored))
@@ -81,10 +81,10 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
             yield Relabelled(path, ev.outcome, outcome, not relabelled, relabelled, compact, what)
         elif compact:
             yield Relabelled(path, ev.outcome, outcome, relabelled=False, compact=True)
-    for directory in sorted({p.parent for p in results.glob("*/*/*.json")}):
+    for directory in sorted({p.parent for p in listed(results)}):
         for blob in unreferenced(directory) or []:
             blob.unlink(missing_ok=True)
-    for agent_dir in sorted({p.parent.parent for p in results.glob("*/*/*.json")}):
+    for agent_dir in sorted({p.parent.parent for p in listed(results)}):
         for blob in unshared(agent_dir) or []:
             blob.unlink(missing_ok=True)
 
