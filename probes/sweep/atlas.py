@@ -196,17 +196,17 @@ def check(
                 f"`probe timeline {agent} RECIPE --fill` writes it"
             )
         win = span(agent, windows[agent], snapshot, lo, hi)
-        lost = unrunnable.read(results, agent)
         names = non_control(recipes, agent, recipe, core)
         every = non_control(recipes, agent) if names else []  # the hints come from every recipe, whatever is asked
         cells = load(results, agent) if names else []
         found = []
+        own = {name: unrunnable.read(results, agent, name) for name in every}  # the releases', and the recipe's own
         for name in every:
-            own = unrunnable.read(results, agent, name)
-            found.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, own))
+            found.append(coverage(cells, agent, name, recipes[name].control_for(agent), win, snapshot, own[name]))
         wanted = hinted(changed_at(found), {n: recipes[n].subject_event() for n in every})
         got = AgentCoverage(agent, win)
-        got.recipes = [with_hints(c, wanted[c.recipe], lost) for c in found if c.recipe in names]
+        # a hint where the recipe cannot run is none: its fill skips it (Claude Code's hang-setup before 2.1.128)
+        got.recipes = [with_hints(c, wanted[c.recipe], own[c.recipe]) for c in found if c.recipe in names]
         out.append(got)
     return out
 
