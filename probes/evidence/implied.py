@@ -66,6 +66,12 @@ def leave_out(record: dict[str, Any]) -> None:
         record["invocations"] = ran_before(invocations)
 
 
+def per_run(key: str, value: Any) -> bool:
+    """A value that only equals the one before by chance (a timing, a pid, a time, any number
+    of a payload's): never left out, so two runs store alike but for their numbers."""
+    return key.endswith(("_s", "_ms", "_at")) or key == "pid" or (type(value) in (int, float) and key != "exit_code")
+
+
 def ran_before(invocations: list[Any]) -> list[Any]:
     """The invocations, each after the first without the keys (and payload keys) whose values
     the one before it had."""
@@ -79,12 +85,12 @@ def ran_before(invocations: list[Any]) -> list[Any]:
         lean = dict(item)
         same: list[str] = []
         if previous is not None:
-            same = [k for k, v in item.items() if k in previous and previous[k] == v]
+            same = [k for k, v in item.items() if k in previous and previous[k] == v and not per_run(k, v)]
             for k in same:
                 del lean[k]
             mine, theirs = item.get(PAYLOAD), previous.get(PAYLOAD)
             if PAYLOAD in lean and isinstance(mine, dict) and isinstance(theirs, dict) and AS_BEFORE not in mine:
-                keys = [k for k, v in mine.items() if "." not in k and k in theirs and theirs[k] == v]
+                keys = [k for k, v in mine.items() if "." not in k and k in theirs and theirs[k] == v and not per_run(k, v)]
                 lean[PAYLOAD] = {k: v for k, v in mine.items() if k not in keys}
                 same += [f"{PAYLOAD}.{k}" for k in keys]
         if same:
