@@ -46,7 +46,8 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
     if not results.is_dir():
         raise InputError(f"no results directory {results}: run a probe first, or pass --results")
     blobs = Blobs()
-    for path in listed(results):
+    paths = listed(results)  # once: relabelling rewrites records, never adds or removes one
+    for path in paths:
         try:
             stored = load_evidence(path, blobs=blobs)
             ev = Evidence.model_validate(upgrade(stored))
@@ -81,10 +82,10 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
             yield Relabelled(path, ev.outcome, outcome, not relabelled, relabelled, compact, what)
         elif compact:
             yield Relabelled(path, ev.outcome, outcome, relabelled=False, compact=True)
-    for directory in sorted({p.parent for p in listed(results)}):
+    for directory in sorted({p.parent for p in paths}):
         for blob in unreferenced(directory) or []:
             blob.unlink(missing_ok=True)
-    for agent_dir in sorted({p.parent.parent for p in listed(results)}):
+    for agent_dir in sorted({p.parent.parent for p in paths}):
         for blob in unshared(agent_dir) or []:
             blob.unlink(missing_ok=True)
 

@@ -106,7 +106,10 @@ def _check_native(agent: Agent, version: str, staging: Path) -> None:
         return
     name, wanted = next(iter(missing.items()))
     target = wanted.removeprefix("npm:") if wanted.startswith("npm:") else f"{name}@{wanted}"
-    view = subprocess.run([npm(), "view", target, "version"], capture_output=True, text=True, timeout=120)
+    try:
+        view = subprocess.run([npm(), "view", target, "version"], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise HostError(f"npm view {target} took over 120 s: check the registry and retry (nothing was kept)") from None
     if view.returncode != 0 and "E404" in view.stderr:
         return
     raise HostError(
