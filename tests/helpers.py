@@ -405,19 +405,24 @@ def shard_tree(tmp_path: Path, name: str, *cells: str) -> Path:
 
 def copy_record(src: Path, dst: Path) -> None:
     """A committed record copied into another results tree (src and dst both
-    RESULTS/AGENT/VERSION/RECIPE.json in shape) with what it refers to (store.py): its
-    version's blobs, and the recipe part its agent's records share (lean.shares)."""
-    from probes.evidence import store
-
+    RESULTS/AGENT/VERSION/RECIPE.json in shape) with what it refers to (store.py), from its
+    agent's store: its refs' blobs, and the part it shares (lean.shares)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(src, dst)
-    blobs = src.parent / store.BLOBS
-    if blobs.is_dir():
-        shutil.copytree(blobs, dst.parent / store.BLOBS, dirs_exist_ok=True)
-    shared = store.shared_ref(json.loads(src.read_text()))
-    if shared:
-        (dst.parent.parent / store.BLOBS).mkdir(exist_ok=True)
-        shutil.copy(src.parent.parent / store.BLOBS / f"{shared}.txt", dst.parent.parent / store.BLOBS)
+    copy_blobs(src, dst.parent.parent)
+
+
+def copy_blobs(record: Path, agent_dir: Path) -> list[str]:
+    """The blobs the committed `record` refers to and shares, copied into `agent_dir`'s store
+    (its agent's folder in another tree); their names."""
+    from probes.evidence import store
+
+    stored = json.loads(record.read_text())
+    names = [*store.refs(stored), *([n] if (n := store.shared_ref(stored)) else [])]
+    (agent_dir / store.BLOBS).mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(record.parent.parent / store.BLOBS / f"{name}.txt", agent_dir / store.BLOBS)
+    return names
 
 
 def copy_version(src: Path, dst: Path) -> None:

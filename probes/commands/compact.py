@@ -1,5 +1,6 @@
-"""`probe compact [--agent A] [--dry-run]`: store the records that only repeat their neighbours
-compact (evidence/compaction.py; docs/evidence.md, "Compact records"), and say the bytes per
+"""`probe compact [--agent A] [--outside-window] [--dry-run]`: store the records that only
+repeat their neighbours compact (evidence/compaction.py; docs/evidence.md, "Compact records"),
+with --outside-window first remove the versions a window no longer holds, and say the bytes per
 record and per agent-version before and after."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "and records FINDINGS checks stay whole. Idempotent."
     )
     p.add_argument("--agent", help="one agent (default: every agent with a window)")
+    p.add_argument(
+        "--outside-window",
+        action="store_true",
+        help="first remove the records of versions before a window's `from` that are not pinned "
+        "nor read by a FINDINGS check (after moving `from`: results/ stays bounded; git keeps them)",
+    )
     add_dry_run(p)
     add_results(p)
     add_json(p)
@@ -40,15 +49,22 @@ def handle(args: argparse.Namespace) -> int:
         if args.agent not in wins:
             raise InputError(f"{args.agent} has no window in {windows.windows_file()}: its records stay whole")
         agents = [args.agent]
+    gone = compaction.outside(results, agents) if args.outside_window else []
+    if gone:
+        print(dropped(gone, results, args.dry_run), file=sys.stderr if args.json else sys.stdout)
+        if not args.dry_run:
+            check_writable(results)
+            for folder in gone:
+                shutil.rmtree(folder)  # never follows a link
     found = compaction.plan(results, agents)
     removed = 0
-    if not args.dry_run and found.plans:
+    if not args.dry_run and (found.plans or found.before != found.after):
         check_writable(results)
         removed = compaction.apply(found)
     tree = tree_sizes(results)
     saved = sum(s.bytes for s in found.before.values()) - sum(s.bytes for s in found.after.values())
     freed = sum(s.disk for s in found.before.values()) - sum(s.disk for s in found.after.values())
-    if args.dry_run or not found.plans:  # measured before: what writing would leave
+    if args.dry_run or not (found.plans or found.before != found.after):  # measured before: what writing would leave
         tree = {
             "bytes": tree["bytes"],
             "disk": tree["disk"],
@@ -78,6 +94,18 @@ def tree_sizes(results: Path) -> dict[str, int]:
             total += st.st_size
             disk += st.st_blocks * 512
     return {"bytes": total, "disk": disk}
+
+
+def dropped(gone: list[Path], results: Path, dry_run: bool) -> str:
+    """One line: the versions --outside-window removes, per agent, with their records and bytes."""
+    by: dict[str, list[str]] = {}
+    for folder in gone:
+        by.setdefault(folder.parent.name, []).append(folder.name)
+    records = sum(1 for f in gone for _ in f.glob("*.json"))
+    size = sum(tree_sizes(f)["bytes"] for f in gone)
+    what = "; ".join(f"{agent} {', '.join(vs)}" for agent, vs in sorted(by.items()))
+    verb = "would be removed" if dry_run else "removed"
+    return f"outside the window, {len(gone)} version(s) {verb} ({records} record(s), {mb(size)}): {what}"
 
 
 def mb(n: float) -> str:

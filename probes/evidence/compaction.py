@@ -35,8 +35,9 @@ from probes.evidence.store import (
     BLOBS,
     Blobs,
     digest,
+    hoist,
     join_shared,
-    put_blob,
+    put_blobs,
     refs,
     shared_ref,
     stored_form,
@@ -49,6 +50,7 @@ from probes.versions.spec import semver_key
 
 GRACE_S = 60.0  # a blob written or touched this recently may be about to be referred to (store.put_blob)
 CHECK_RE = re.compile(r"<!--\s*check:\s*([^;]*);")  # results/FINDINGS.md (docs/findings.md)
+VERSION_RE = re.compile(r"\d+(\.\d+)*(-[0-9A-Za-z.-]+)?")  # a version folder's name (not _blobs, not unknown-*)
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class Sizes:
 @dataclass
 class Compaction:
     plans: list[Plan] = field(default_factory=list)
-    folders: set[Path] = field(default_factory=set)  # those holding a compact record, once the plans are written
+    folders: set[Path] = field(default_factory=set)  # every version folder read: where older blobs may be left (hoisted)
     agents: set[Path] = field(default_factory=set)  # every agent's folder read: where shared blobs may be left unnamed
     before: dict[str, Sizes] = field(default_factory=dict)
     after: dict[str, Sizes] = field(default_factory=dict)
@@ -166,6 +168,35 @@ def cited(results: Path) -> set[tuple[str, str, str]]:
         agent, _, version = spec.partition("@")
         out.add((agent, version, stem.strip()))
     return out
+
+
+def outside(results: Path, agents: Sequence[str] | None = None) -> list[Path]:
+    """The version folders of each agent with a window (or of `agents`) whose version lies
+    before the window's `from`, is not pinned, and is not read by a check in
+    results/FINDINGS.md (a range check reads every version in its range): what
+    `probe compact --outside-window` removes once a window's `from` moves on, so that
+    results/ stays bounded while the nightly adds releases (their records stay in git's
+    history)."""
+    wins = windows.load()
+    spans = []
+    for agent, version, _ in cited(results):
+        lo, _, hi = version.partition("..")
+        spans.append((agent, semver_key(lo), semver_key(hi or lo)))
+    found = []
+    for agent, window in sorted(wins.items()):
+        agent_dir = results / agent
+        if (agents is not None and agent not in agents) or agent_dir.is_symlink() or not agent_dir.is_dir():
+            continue
+        for folder in sorted(agent_dir.iterdir()):
+            version = folder.name
+            if folder.is_symlink() or not folder.is_dir() or not VERSION_RE.fullmatch(version):
+                continue
+            key = semver_key(version)
+            if key >= semver_key(window.start) or version in window.pinned:
+                continue
+            if not any(a == agent and lo <= key <= hi for a, lo, hi in spans):
+                found.append(folder)
+    return found
 
 
 def compact_text(path: Path, data: bytes, neighbours: tuple[str, str], blobs: Blobs) -> tuple[str, tuple[str, bytes]] | None:
@@ -252,16 +283,16 @@ def plan(results: Path, agents: Sequence[str] | None = None) -> Compaction:
             found.plans.append(Plan(p.path, (was[0], was[1]), len(data[p.path]), *made, again=True))
     planned = {pl.path for pl in found.plans}
     for p in points:
-        relaid = None if p.compact or p.same is None or p.path in planned else relaid_text(p.path, data[p.path], blobs)
+        relaid = None if p.compact or p.path in planned else relaid_text(p.path, data[p.path], blobs)
         if relaid is not None:
             text, side, blob = relaid
             found.plans.append(Plan(p.path, ("", ""), len(data[p.path]), text, blob, relaid=True, blobs=side))
-    found.folders = {p.path.parent for p in points if p.compact} | {pl.path.parent for pl in found.plans}
+    found.folders = {p.path.parent for p in points}
     found.agents = {p.path.parent.parent for p in points}
     new = {pl.path: pl.text for pl in found.plans}
-    shared = dict(pl.shared for pl in found.plans if pl.shared)
+    written = {k: v for pl in found.plans for k, v in [*([pl.shared] if pl.shared else []), *pl.blobs.items()]}
     stored_as_now = {pl.path for pl in found.plans if pl.relaid}
-    found.before, found.after = sizes(points, data, new, found.folders, shared, stored_as_now)
+    found.before, found.after = sizes(points, data, new, written, stored_as_now)
     return found
 
 
@@ -269,13 +300,13 @@ def sizes(
     points: Sequence[Point],
     data: Mapping[Path, bytes],
     new: Mapping[Path, str],
-    swept: set[Path],
-    shared: Mapping[str, bytes] | None = None,
+    blobs: Mapping[str, bytes] | None = None,
     relaid: set[Path] | None = None,
 ) -> tuple[dict[str, Sizes], dict[str, Sizes]]:
-    """Each agent's Sizes now (every blob file there, its shared ones too) and once the `new`
-    texts and `shared` blobs are written and, in the `swept` folders and every agent's shared
-    blobs, the blobs no record refers to then are removed (apply)."""
+    """Each agent's Sizes now (every record and blob file there: its store's, and those an
+    older harness left beside its records) and once the `new` texts and their `blobs` are
+    written, every blob in its store (apply: hoisted) and the blobs no record refers to then
+    removed."""
     block = os.statvfs(points[0].path).f_bsize if points else 4096
     relaid = relaid or set()  # whole records in `new`: stored as now, not compact
     before: dict[str, Sizes] = {}
@@ -283,7 +314,8 @@ def sizes(
     folders: dict[Path, list[Point]] = {}
     for p in points:
         folders.setdefault(p.path.parent, []).append(p)
-    named_after: dict[str, set[str]] = {}
+    wanted: dict[Path, set[str]] = {}  # an agent's folder -> the blobs its records refer to then
+    found: dict[Path, dict[str, int]] = {}  # an agent's folder -> each blob there now, either place
 
     def add(s: Sizes, size: int) -> None:
         s.bytes += size
@@ -292,7 +324,6 @@ def sizes(
     for folder, here in folders.items():
         agent = here[0].agent
         b, a = before.setdefault(agent, Sizes()), after.setdefault(agent, Sizes())
-        wanted_after: set[str] = set()
         for p in here:
             old = data.get(p.path)
             text = new[p.path].encode("utf-8") if p.path in new else old
@@ -300,22 +331,20 @@ def sizes(
                 s.records += 1
                 s.compact += is_compact
                 add(s, len(raw or b""))
-            refs_after, shared_after = stored_refs(text)
-            wanted_after |= refs_after
-            named_after.setdefault(agent, set()).update(shared_after)
+            wanted.setdefault(folder.parent, set()).update(*stored_refs(text))
         b.versions += 1
         a.versions += 1
         for blob, size in blob_sizes(folder / BLOBS).items():
-            for s, wanted in ((b, None), (a, wanted_after if folder in swept else None)):
-                if wanted is None or blob in wanted:
-                    add(s, size)
-    for agent, names in named_after.items():
-        there = blob_sizes(points[0].path.parent.parent.parent / agent / BLOBS)
+            add(b, size)
+            found.setdefault(folder.parent, {}).setdefault(blob, size)
+    for agent_dir, names in wanted.items():
+        agent = agent_dir.name
+        there = blob_sizes(agent_dir / BLOBS)
         for size in there.values():
             add(before[agent], size)
+        there = {**found.get(agent_dir, {}), **there}
         for name in names:
-            size = there.get(name, len((shared or {}).get(name, b"")))
-            add(after[agent], size)
+            add(after[agent], there.get(name, len((blobs or {}).get(name, b""))))
     return before, after
 
 
@@ -337,19 +366,23 @@ def stored_refs(data: bytes | None) -> tuple[set[str], set[str]]:
 
 
 def apply(found: Compaction, grace_s: float = GRACE_S) -> int:
-    """Write each planned compact record (atomically, its shared blob first), then remove the
-    blobs no record refers to, in every folder that holds a compact record and in every
-    agent's shared blobs, unless written or touched in the last `grace_s` seconds (a probe
-    writing there may be about to refer to it). Returns the blobs removed."""
+    """Write each planned record (atomically, its blobs first), then remove the blobs no record
+    refers to, unless written or touched in the last `grace_s` seconds (a probe writing there
+    may be about to refer to one): first those an older harness left beside the records of
+    each version folder, whose other blobs then move to their agent's store (store.hoist),
+    then each agent's store. Returns the blobs removed."""
     for p in found.plans:
-        if p.shared:
-            put_blob(p.path.parent.parent, *p.shared, write_atomic)
-        for name, data in p.blobs.items():
-            put_blob(p.path.parent, name, data, write_atomic)
+        put_blobs(p.path, p.blobs, dict([p.shared] if p.shared else []), write_atomic)
         write_atomic(p.path, p.text)
+    removed = sweep([unreferenced(folder) for folder in sorted(found.folders)], grace_s)
+    for folder in sorted(found.folders):
+        hoist(folder, write_atomic)
+    return removed + sweep([unshared(a) for a in sorted(found.agents)], grace_s)
+
+
+def sweep(gone: list[list[Path] | None], grace_s: float) -> int:
     removed = 0
     now = time.time()
-    gone = [unreferenced(folder) for folder in sorted(found.folders)] + [unshared(a) for a in sorted(found.agents)]
     for blob in (b for blobs in gone for b in blobs or []):
         if now - blob.lstat().st_mtime >= grace_s:
             blob.unlink(missing_ok=True)

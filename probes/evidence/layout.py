@@ -7,6 +7,14 @@ from typing import Any
 
 WIDTH = 160  # a value whose JSON fits on one line this wide is written on one line
 ONE_LINE = 1 << 30  # a width every record fits in
+# A value on one line is written without a space after its commas and colons (from
+# 2026-12-06): 3.6 MB of results/'s 66.7, read as easily; a key on a line of its own keeps ": ".
+TIGHT = (",", ":")
+
+
+def flat(value: Any) -> str:
+    """`value` as JSON on one line: sorted keys, UTF-8, no spaces."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=TIGHT)
 
 
 def dumps(value: Any, width: int = WIDTH) -> str:
@@ -21,9 +29,9 @@ def encode(v: Any, depth: int, used: int, width: int, out: list[str]) -> None:
     """`v` appended to `out` as `dumps` lays it out at `depth`, `used` columns taken."""
 
     def enc(v: Any, depth: int, used: int) -> None:
-        flat = json.dumps(v, sort_keys=True, ensure_ascii=False)
-        if not isinstance(v, (dict, list)) or not v or depth * 2 + used + len(flat) <= width:
-            out.append(flat)
+        line = flat(v)
+        if not isinstance(v, (dict, list)) or not v or depth * 2 + used + len(line) <= width:
+            out.append(line)
             return
         pad = "  " * (depth + 1)
         if isinstance(v, dict):
@@ -58,7 +66,7 @@ def items(record: dict[str, Any]) -> str:
         name = json.dumps(key, ensure_ascii=False) + ": "
         out.append("  " + name)
         if isinstance(value, list) and value:
-            lines = ("    " + json.dumps(x, sort_keys=True, ensure_ascii=False) for x in value)
+            lines = ("    " + flat(x) for x in value)
             out.append("[\n" + ",\n".join(lines) + "\n  ]")
         else:
             encode(value, 1, len(name) + 1, WIDTH, out)

@@ -17,9 +17,9 @@ def records(tree: Path, blobs: dict[str, bytes] | None = None, known: dict[str, 
     regular files, read once and bounded; a symlink (file or directory) could lead out of the
     tree, or to /dev/zero, and a FIFO could block the read: both are refused, by name. Each
     record's blobs are read and checked with it (a missing or corrupt one refuses the record),
-    and put in `blobs` as `agent/version/_blobs/<hex>.txt` (a compact record's shared blob as
-    `agent/_blobs/<hex>.txt`) -> bytes; `known` blobs (hex ->
-    bytes, checked) stand in for ones missing or spoiled in `tree`."""
+    and put in `blobs` as `agent/_blobs/<hex>.txt` (or where an older harness left one,
+    `agent/version/_blobs/<hex>.txt`) -> bytes; `known` blobs (hex -> bytes, checked) stand
+    in for ones missing or spoiled in `tree`."""
     if not tree.is_dir():
         raise InputError(f"no results directory {tree}" + (": it is a file" if tree.exists() else ""))
     found = {}
@@ -95,8 +95,8 @@ def merge(sources: list[Path], dest: Path, replace: bool = False) -> tuple[int, 
     dest.mkdir(parents=True, exist_ok=True)
     check_writable(dest)
     for rel, blob in sorted(blobs.items()):  # blobs first: a record is never there without them
-        where = dest / rel  # agent/version/_blobs/<hex>.txt, or a shared one: agent/_blobs/<hex>.txt
-        put_blob(where.parent.parent, where.name.removesuffix(".txt"), blob, write_atomic)
+        agent, name = rel.split("/")[0], rel.rsplit("/", 1)[-1]  # agent/_blobs/<hex>.txt, or agent/version/_blobs/...
+        put_blob(dest / agent, name.removesuffix(".txt"), blob, write_atomic)  # into its agent's store
     for rel, (_, data) in chosen.items():
         if rel not in same:
             write_atomic(dest / rel, data.decode("utf-8"))

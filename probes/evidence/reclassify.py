@@ -17,7 +17,7 @@ from probes.classify import SESSION_KEYS, SessionRecord, label
 from probes.errors import InputError
 from probes.evidence.claims import Run, judge
 from probes.evidence.model import Evidence, load_evidence, upgrade, write_atomic
-from probes.evidence.store import Blobs, put_blobs, stored_form, unreferenced, unshared
+from probes.evidence.store import Blobs, hoist, put_blobs, stored_form, unreferenced, unshared
 from probes.limits import EVIDENCE_MAX_BYTES, BadFile, listed, read_bounded, warn
 
 if TYPE_CHECKING:
@@ -85,6 +85,7 @@ def reclassify(results: Path, recipes: Mapping[str, Recipe]) -> Iterator[Relabel
     for directory in sorted({p.parent for p in paths}):
         for blob in unreferenced(directory) or []:
             blob.unlink(missing_ok=True)
+        hoist(directory, write_atomic)  # what an older harness left beside the records: to the agent's store
     for agent_dir in sorted({p.parent.parent for p in paths}):
         for blob in unshared(agent_dir) or []:
             blob.unlink(missing_ok=True)

@@ -1,8 +1,12 @@
 """Compact evidence: what repeats across records (system prompts, tool lists, environment
-blocks) is stored once per agent version, content-addressed, and the record refers to it.
+blocks) is stored once per agent, content-addressed, and the record refers to it.
 
     results/<agent>/<version>/<recipe>.json          the record
-    results/<agent>/<version>/_blobs/<sha256>.txt    a value it refers to, as {"ref": "sha256:<hex>"}
+    results/<agent>/_blobs/<sha256>.txt              a value it refers to, as {"ref": "sha256:<hex>"}
+
+Before 2026-12-06 a record's blobs were stored beside it, once per agent version
+(results/<agent>/<version>/_blobs/): readers look there too (Blobs.ref), and `probe compact`
+moves them to the agent's store (`hoist`; adjacent releases share most of them: 1.7 MB of 9.6).
 
 A blob is UTF-8 text: a string as itself, any other JSON value in the record's own layout
 (`dumps`). Its name is the sha256 of its bytes. Only the places in SLOTS may hold a ref, and a
@@ -36,7 +40,7 @@ from probes.evidence.layout import dumps
 from probes.evidence.lean import SHARED, join, lean, shares
 from probes.limits import BLOB_MAX_BYTES, EVIDENCE_MAX_BYTES, EXPANDED_MAX_BYTES, BadFile, decode, parse_json, read_bounded
 
-BLOBS = "_blobs"  # beside the records of one agent version; the */*/*.json globs never reach it
+BLOBS = "_blobs"  # in an agent's folder (older: a version's); the */*/*.json globs never reach it
 BLOB_SUFFIX = ".txt"
 BLOB_MIN = 128
 REF_RE = re.compile(r"sha256:([0-9a-f]{64})\Z")
@@ -122,10 +126,9 @@ def digest(data: bytes, directory: Path, blobs: Blobs | None = None) -> tuple[st
     record = parse_json(data)
     h, size = hashlib.sha256(data), len(data)
     blobs = blobs or Blobs()
-    named = [(directory, name) for name in refs(record)] if isinstance(record, dict) else []
+    named = refs(record) if isinstance(record, dict) else []
     shared = shared_ref(record) if isinstance(record, dict) else None
-    for folder, name in [*named, *([(directory.parent, shared)] if shared else [])]:
-        blob = blobs.get(folder, name)
+    for blob in [*(blobs.ref(directory, name) for name in named), *([blobs.get(directory.parent, shared)] if shared else [])]:
         h.update(blob)
         size += len(blob)
     return h.hexdigest(), size
@@ -185,6 +188,16 @@ class Blobs:
             self.read[path] = data
         return self.read[path]
 
+    def ref(self, directory: Path, digest: str) -> bytes:
+        """The blob a record in `directory` (an agent version's folder) refers to: in its
+        agent's store, or beside it where an older harness stored it."""
+        try:
+            return self.get(directory.parent, digest)
+        except BadFile:
+            if not os.path.lexists(directory / BLOBS / f"{digest}{BLOB_SUFFIX}"):
+                raise
+            return self.get(directory, digest)
+
 
 def resolve(record: dict[str, Any], directory: Path, blobs: Blobs | None = None) -> dict[str, Any]:
     """`record` (as stored in `directory`) with its shared part joined back and every ref
@@ -199,7 +212,7 @@ def resolve(record: dict[str, Any], directory: Path, blobs: Blobs | None = None)
         if not is_ref(c[k]):
             continue
         digest = ref_hex(c[k])
-        data = blobs.get(directory, digest)
+        data = blobs.ref(directory, digest)
         total += len(data)
         if total > EXPANDED_MAX_BYTES:
             raise BadFile(f"its refs expand beyond {EXPANDED_MAX_BYTES} bytes")
@@ -245,10 +258,8 @@ def save(path: Path, record: dict[str, Any], write: Callable[[Path, str], None])
 
 
 def put_blobs(path: Path, blobs: dict[str, bytes], shared: dict[str, bytes], write: Callable[[Path, str], None]) -> None:
-    """The blobs of the record to be stored at `path`: beside it, and shared in its agent's."""
-    for digest, data in blobs.items():
-        put_blob(path.parent, digest, data, write)
-    for digest, data in shared.items():
+    """The blobs of the record to be stored at `path`, its refs' and its shared one, in its agent's store."""
+    for digest, data in {**blobs, **shared}.items():
         put_blob(path.parent.parent, digest, data, write)
 
 
@@ -273,15 +284,45 @@ def touch(path: Path) -> None:
 
 
 def unreferenced(directory: Path) -> list[Path] | None:
-    """The blobs in `directory`/_blobs no record in `directory` refers to; None when a record
-    there cannot be read (then nothing can be said unreferenced)."""
+    """The blobs an older harness stored beside the records of `directory` (an agent
+    version's folder) that none of them refers to; None when a record there cannot be read
+    (then nothing can be said unreferenced)."""
     return _unnamed(directory / BLOBS, directory.glob("*.json"), refs)
 
 
 def unshared(agent_dir: Path) -> list[Path] | None:
-    """The shared blobs in `agent_dir`/_blobs no record of that agent names; None when a
-    record there cannot be read (then nothing can be said unreferenced)."""
-    return _unnamed(agent_dir / BLOBS, agent_dir.glob("*/*.json"), lambda r: [n] if (n := shared_ref(r)) else [])
+    """The blobs in `agent_dir`/_blobs no record of that agent refers to or names as its
+    shared part; None when a record there cannot be read (then nothing can be said
+    unreferenced)."""
+    return _unnamed(agent_dir / BLOBS, agent_dir.glob("*/*.json"), lambda r: [*refs(r), *([n] if (n := shared_ref(r)) else [])])
+
+
+def hoist(directory: Path, write: Callable[[Path, str], None]) -> int:
+    """Move the blobs an older harness stored beside the records of `directory` (an agent
+    version's folder) to its agent's store, each checked against its name (a spoiled one
+    stays, and its record stays unreadable as it was); the folder's _blobs goes once empty.
+    Copied first, then removed: a reader finds each in one place or the other. Returns the
+    blobs moved."""
+    store = directory / BLOBS
+    if store.is_symlink() or not store.is_dir():
+        return 0
+    moved = 0
+    for path in sorted(store.iterdir()):
+        name = path.name.removesuffix(BLOB_SUFFIX)
+        if not BLOB_NAME_RE.match(path.name):
+            continue
+        try:
+            data = Blobs().get(directory, name)
+        except BadFile:
+            continue
+        put_blob(directory.parent, name, data, write)
+        path.unlink()
+        moved += 1
+    try:
+        store.rmdir()
+    except OSError:
+        pass  # something stays in it: what is not a blob, or a spoiled one
+    return moved
 
 
 def _unnamed(store: Path, records: Iterator[Path], names: Callable[[dict[str, Any]], list[str]]) -> list[Path] | None:

@@ -377,7 +377,7 @@ def test_evidence_readers_would_refuse_is_not_written(tmp_path):
     check.save_checked([(out / "check-fine.json", fine)])
     save_evidence(tmp_path / "same" / "check-fine.json", fine)
     assert (out / "check-fine.json").read_bytes() == (tmp_path / "same" / "check-fine.json").read_bytes()
-    assert sorted(p.name for p in (out / "_blobs").iterdir()) == sorted(p.name for p in (tmp_path / "same" / "_blobs").iterdir())
+    assert sorted(p.name for p in (out.parent / "_blobs").iterdir()) == sorted(p.name for p in (tmp_path / "_blobs").iterdir())
     assert load_evidence(out / "check-fine.json") == load_evidence(tmp_path / "same" / "check-fine.json")
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -37,17 +36,9 @@ def put(root: Path, version: str, recipe: str = "hang-pretool", **edits: object)
     stored = json.loads(TEMPLATE.read_text())
     stored.update(requested_version=version, executed_version=version, recipe=recipe, **edits)
     path = root / "copilot" / version / f"{recipe}.json"
-    (path.parent / store.BLOBS).mkdir(parents=True, exist_ok=True)
-    for name in store.refs(stored):
-        blob = path.parent / store.BLOBS / f"{name}.txt"
-        shutil.copy(TEMPLATE.parent / store.BLOBS / f"{name}.txt", blob)
-        os.utime(blob, (OLD, OLD))
-    shared = store.shared_ref(stored)  # its recipe's part (lean.shares), in the agent's _blobs
-    if shared:
-        blob = root / "copilot" / store.BLOBS / f"{shared}.txt"
-        blob.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(TEMPLATE.parent.parent / store.BLOBS / f"{shared}.txt", blob)
-        os.utime(blob, (OLD, OLD))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for name in helpers.copy_blobs(TEMPLATE, root / "copilot"):  # its refs' and its recipe's part (lean.shares)
+        os.utime(root / "copilot" / store.BLOBS / f"{name}.txt", (OLD, OLD))
     path.write_text(layout(stored))
     return path
 
@@ -173,7 +164,7 @@ def test_a_record_compacted_before_dropped_grew_is_stored_smaller_keeping_its_fu
 
 def test_compacting_again_changes_nothing_and_a_young_blob_stays(tmp_path, monkeypatch):
     results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:4], "fail-open"))
-    young = results / "copilot" / "1.0.1" / store.BLOBS / f"{'0' * 64}.txt"
+    young = results / "copilot" / store.BLOBS / f"{'0' * 64}.txt"
     young.write_text("being written by a probe")
     compaction.apply(compaction.plan(results))
     after = {p: p.read_bytes() for p in results.rglob("*") if p.is_file()}
@@ -238,3 +229,39 @@ def test_the_schema_takes_a_compact_record_and_the_versions_the_tests_pin_stay_w
     for path in RESULTS.glob("*/*/*.json"):
         if "compacted" in json.loads(path.read_bytes()):
             assert path.parts[-3] in wins and path.parts[-2] not in wins[path.parts[-3]].kept_whole, path
+
+
+def test_blobs_an_older_harness_kept_beside_the_records_read_and_move_to_the_agent_s_store(tmp_path, monkeypatch):
+    """Before 2026-12-06 a record's blobs were stored beside it, once per version: they still
+    read, and compacting moves them to the agent's store (adjacent releases share most)."""
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:2], "fail-open"))
+    one = results / "copilot" / "1.0.1" / "hang-pretool.json"
+    names = store.refs(json.loads(one.read_text()))
+    beside = one.parent / store.BLOBS
+    beside.mkdir()
+    for name in names:
+        (results / "copilot" / store.BLOBS / f"{name}.txt").rename(beside / f"{name}.txt")
+    assert names and load_evidence(one) == load_evidence(TEMPLATE) | {"requested_version": "1.0.1", "executed_version": "1.0.1"}
+    text = one.read_bytes()
+    compaction.apply(compaction.plan(results))
+    assert not beside.exists() and one.read_bytes() == text
+    assert all((results / "copilot" / store.BLOBS / f"{n}.txt").exists() for n in names)
+    load_evidence(one)
+
+
+def test_outside_window_removes_the_versions_a_window_no_longer_holds(tmp_path, monkeypatch):
+    """Once a window's `from` moves on, `--outside-window` removes the versions before it, but
+    a pinned one and one a FINDINGS check reads (a range check reads its whole range)."""
+    results = tree(tmp_path, monkeypatch, dict.fromkeys(RELEASES[:6], "fail-open"), "[1.0.0]")
+    (tmp_path / "windows.yaml").write_text("copilot: {from: 1.0.4, pinned: [1.0.0]}\n")
+    (results / "FINDINGS.md").write_text("<!-- check: copilot@1.0.2..1.0.2 hang-pretool; outcome == fail-open -->\n")
+    (results / "copilot" / "unknown-1.0.1").mkdir()
+    assert [f.name for f in compaction.outside(results)] == ["1.0.1", "1.0.3"]
+    dry = probe_cmd("compact", "--outside-window", "--dry-run", results=results)
+    assert dry.returncode == 0 and (results / "copilot" / "1.0.1").exists(), dry.stderr
+    assert dry.stdout.startswith("outside the window, 2 version(s) would be removed (2 record(s), ")
+    assert dry.stdout.splitlines()[0].endswith("): copilot 1.0.1, 1.0.3")
+    out = probe_cmd("compact", "--outside-window", results=results)
+    assert out.returncode == 0, out.stderr
+    assert sorted(p.name for p in (results / "copilot").iterdir() if p.name[0].isdigit()) == ["1.0.0", "1.0.2", "1.0.4", "1.0.5"]
+    assert store.unshared(results / "copilot") == [] and compaction.outside(results) == []

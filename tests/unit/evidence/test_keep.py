@@ -94,7 +94,7 @@ def test_save_unless_unchanged_leaves_bytes_and_blobs(tmp_path):
     path = tmp_path / "copilot" / "1.0.92" / "hang-pretool.json"
     ev = Evidence.model_validate(committed())
     save_evidence(path, ev)
-    before, blobs = path.read_bytes(), blobs_of(path.parent)
+    before, blobs = path.read_bytes(), blobs_of(path.parent.parent)
     rerun = timing_only(ev.model_dump(mode="json"))
     # other pids and offsets in a tail and in a prompt stored as a blob: masked, and no new blob
     rerun["cli"]["stdout_tail"] = renumbered(rerun["cli"]["stdout_tail"])
@@ -103,7 +103,7 @@ def test_save_unless_unchanged_leaves_bytes_and_blobs(tmp_path):
     assert rerun["cli"]["stdout_tail"] != ev.cli.stdout_tail
     again = Evidence.model_validate(rerun)
     assert save_unless_unchanged(path, again) is False
-    assert path.read_bytes() == before and blobs_of(path.parent) == blobs
+    assert path.read_bytes() == before and blobs_of(path.parent.parent) == blobs
     assert save_unless_unchanged(path, again, update=True) is True
     assert path.read_bytes() != before and load_evidence(path)["run_id"] == "run-2"
 

@@ -17,7 +17,7 @@ from probes.evidence import store
 from probes.evidence.layout import dumps
 from probes.evidence.merge import merge
 from probes.evidence.model import SCHEMA_VERSION, Evidence, load_evidence, save_evidence, write_atomic
-from tests.helpers import ROOT, probe_cmd
+from tests.helpers import ROOT, copy_record, probe_cmd
 
 RESULTS = ROOT / "results"
 V1 = ROOT / "tests" / "fixtures" / "evidence-v1"
@@ -38,7 +38,7 @@ def saved(tree: Path, cell: str = CELL) -> Path:
 
 
 def blob_files(tree: Path) -> list[Path]:
-    """Every blob of `tree`: beside records, and shared by an agent's compact records."""
+    """Every blob of `tree`: in an agent's store, and any an older harness left beside records."""
     return sorted([*tree.glob(f"*/*/{store.BLOBS}/*"), *tree.glob(f"*/{store.BLOBS}/*")])
 
 
@@ -60,7 +60,8 @@ def test_a_record_round_trips_through_the_store(tmp_path):
     assert "question" in record and "question" not in stored and stored["agent"] == record["agent"]
     system = record["model_requests"][0]["messages"][0]["text"]
     digest = hashlib.sha256(system.encode()).hexdigest()
-    assert (tmp_path / "claude/2.1.328/_blobs" / f"{digest}.txt").read_text() == system  # a text is stored as itself
+    assert (tmp_path / "claude/_blobs" / f"{digest}.txt").read_text() == system  # a text is stored as itself
+    assert not (path.parent / store.BLOBS).exists()  # every blob in its agent's store, none beside it
     # env blocks: one ref each (an invocation that had the one before it's leaves it out)
     assert all(inv["env"] == {"ref": inv["env"]["ref"]} for inv in stored["invocations"] if "env" in inv)
     assert path.stat().st_size < (V1 / f"{CELL}.json").stat().st_size / 2
@@ -103,7 +104,7 @@ def test_an_invocation_leaves_out_what_the_one_before_it_had(tmp_path):
 
 def test_the_layout_keeps_short_values_on_one_line():
     text = dumps({"b": [1, 2], "a": {"x": "y" * 200, "z": None}, "c": []})
-    assert text == '{\n  "a": {\n    "x": "' + "y" * 200 + '",\n    "z": null\n  },\n  "b": [1, 2],\n  "c": []\n}\n'
+    assert text == '{\n  "a": {\n    "x": "' + "y" * 200 + '",\n    "z": null\n  },\n  "b": [1,2],\n  "c": []\n}\n'
     assert json.loads(text) == {"b": [1, 2], "a": {"x": "y" * 200, "z": None}, "c": []}
 
 
@@ -159,12 +160,8 @@ def test_merge_carries_the_blobs_and_checks_them(tmp_path):
     saved(a)
     saved(b, "claude/2.1.328/payload-pretool-copy")  # another cell (misnamed on purpose below)
     shutil.rmtree(b)
-    shutil.copytree(RESULTS / "copilot" / "1.0.92", b / "copilot" / "1.0.92")
-    (b / "copilot" / store.BLOBS).mkdir()
-    for record in (b / "copilot" / "1.0.92").glob("*.json"):  # and the shared blobs they name
-        name = store.shared_ref(json.loads(record.read_text()))
-        if name:
-            shutil.copy(RESULTS / "copilot" / store.BLOBS / f"{name}.txt", b / "copilot" / store.BLOBS)
+    for record in (RESULTS / "copilot" / "1.0.92").glob("*.json"):  # with the blobs they refer to
+        copy_record(record, b / "copilot" / "1.0.92" / record.name)
     assert merge([a, b], dest) == (1 + len(list((b / "copilot/1.0.92").glob("*.json"))), 0)
     for tree in (a, b):
         for p in blob_files(tree):
@@ -183,7 +180,7 @@ def test_cite_hashes_the_record_with_the_blobs_it_refers_to(tmp_path):
     refs = store.refs(json.loads(path.read_text()))
     h = hashlib.sha256(path.read_bytes())
     for name in refs:  # ascending, each once (docs/evidence.md)
-        h.update((path.parent / store.BLOBS / f"{name}.txt").read_bytes())
+        h.update((path.parent.parent / store.BLOBS / f"{name}.txt").read_bytes())
     shared = store.shared_ref(json.loads(path.read_text()))  # last: its recipe's part (lean.shares)
     h.update((path.parent.parent / store.BLOBS / f"{shared}.txt").read_bytes())
     out = probe_cmd("cite", "claude@2.1.328", "payload-pretool", results=results)
@@ -209,6 +206,8 @@ def test_reclassify_upgrades_a_version_1_tree_and_removes_unreferenced_blobs(tmp
         assert (v2["outcome"], v2["observations"], v2["claims"]) == (v1["outcome"], v1["observations"], v1["claims"])
         assert v2["invocation_count"] == v1["invocation_count"] and len(v2["model_requests"]) == len(v1["model_requests"])
     assert not orphan.exists() and foreign.exists()
+    # the blobs the version 1 tree kept beside its records are in the agent's store now
+    assert [p.name for p in (results / "claude/2.1.328/_blobs").iterdir()] == ["README"]
     again = probe_cmd("reclassify", results=results)
     assert again.returncode == 0 and again.stdout == "0 record(s) changed\n"
 
@@ -225,8 +224,16 @@ def test_committed_results_are_compact_and_read_whole():
     for p in records:
         stored = json.loads(p.read_text())
         assert stored["schema_version"] == SCHEMA_VERSION, p
-        referenced |= {f"{p.parent.relative_to(RESULTS)}/{h}" for h in store.refs(stored)}
         shared = store.shared_ref(stored)
-        referenced |= {f"{p.parent.parent.relative_to(RESULTS)}/{shared}"} if shared else set()
-    assert referenced == {f"{b.parent.parent.relative_to(RESULTS)}/{b.stem}" for b in blobs}  # none missing, none unused
+        referenced |= {f"{p.parent.parent.name}/{h}" for h in [*store.refs(stored), *([shared] if shared else [])]}
+    assert all(b.parent.parent.parent == RESULTS for b in blobs)  # each in its agent's store, none beside a record
+    assert referenced == {f"{b.parent.parent.name}/{b.stem}" for b in blobs}  # none missing, none unused
     assert max(b.stat().st_size for b in blobs) < limits.BLOB_MAX_BYTES // 16
+
+
+def test_committed_results_stay_under_60_mb():
+    """The whole of results/ in files (records, blobs, tables, the page), issue 32's bound:
+    past it, compact (`probe compact`), or move a window's `from` (probes/catalog/windows.yaml)
+    and drop what left it (`probe compact --outside-window`)."""
+    total = sum(p.stat().st_size for p in RESULTS.rglob("*") if p.is_file())
+    assert total < 60_000_000, f"results/ holds {total / 1e6:.1f} MB in files"
