@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from probes.pipeline.spare import copy_runner_files  # noqa: E402  # the checkout's, as a run's files are
+
 PAYLOAD = json.dumps({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
 
 
@@ -41,7 +44,7 @@ def main() -> None:
         bin_dir, records = Path(tmp, "bin"), Path(tmp, "records")
         bin_dir.mkdir()
         records.mkdir()
-        shutil.copy(ROOT / "probes/runner/hook.py", bin_dir / "hook.py")
+        copy_runner_files(bin_dir, ("hook.py", "hooklib.py"), ROOT / "probes/runner")  # as a run lays them out
         config = {"records": str(records), "hooks": {"k": {"event": "PreToolUse", "behavior": {}}}}
         (bin_dir / "hook.json").write_text(json.dumps(config))
         commands = {
@@ -52,9 +55,10 @@ def main() -> None:
         if args.before:
             before_dir = Path(tmp, "before")
             before_dir.mkdir()
-            rev = f"{args.before}:probes/runner/hook.py"
-            old = subprocess.run(["git", "show", rev], cwd=ROOT, capture_output=True, check=True)
-            (before_dir / "hook.py").write_bytes(old.stdout)
+            for name in ("hook.py", "hooklib.py"):  # hooklib.py: from 2026-12-06
+                old = subprocess.run(["git", "show", f"{args.before}:probes/runner/{name}"], cwd=ROOT, capture_output=True)
+                if old.returncode == 0:
+                    (before_dir / name).write_bytes(old.stdout)
             (before_dir / "hook.json").write_text(json.dumps(config))
             commands[f"hook at {args.before}"] = [args.python, "-S", "-E", "-s", str(before_dir / "hook.py"), "k"]
         times: dict[str, list[float]] = {name: [] for name in commands}

@@ -25,7 +25,7 @@ class Strict(BaseModel):
 
 
 class Behavior(Strict):
-    """What the instrumented hook does (see probes/runner/hook.py)."""
+    """What the instrumented hook does (see probes/runner/hooklib.py)."""
 
     read_stdin: bool = True
     grandchild: Literal["session", "group", "stdout"] | None = None

@@ -26,7 +26,7 @@ from probes.limits import warn
 from probes.pipeline import steps
 from probes.pipeline.rundirs import RunDirs
 from probes.pipeline.steps import Prepared
-from probes.runner.hook import process_start
+from probes.runner.hooklib import process_start
 from probes.versions import prefixes, spec
 
 if TYPE_CHECKING:

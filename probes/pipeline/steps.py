@@ -19,7 +19,6 @@ import contextlib
 import importlib
 import json
 import platform
-import shutil
 import threading
 import time
 from collections import Counter
@@ -55,6 +54,7 @@ RUNNER_FILES = (
     "evaluations.py",
     "texts.py",
     "hook.py",
+    "hooklib.py",
     "mcp_server.py",
     "terminal.py",
     "jail.py",
@@ -164,8 +164,7 @@ def session(backend: Backend, prepare: Callable[[RunDirs], Prepared], runner_fil
     started = spare.take(backend) or spare.start(backend, RUNNER_FILES, RUNNER)
     with started.stack:
         run, launch = started.run, started.launch
-        for name in runner_files:  # read once the plan is given
-            shutil.copy(RUNNER / name, run.bin / name)
+        spare.copy_runner_files(run.bin, runner_files, RUNNER)  # read once the plan is given
         try:
             ready = prepare(run)
         except BaseException:

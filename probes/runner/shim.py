@@ -1,5 +1,5 @@
 """The session's shells, watched (`probe check`). Standard library only, copied into the run
-beside hook.py, whose record format and helpers it shares.
+beside hooklib.py (the instrumented hook), whose record format and helpers it shares.
 
 Inside the run's jail the system's shells (/bin/sh's dash, bash) are this program, bound
 over them (jail.py); the real binaries are bound where shim.json says. The CLI's hook config
@@ -37,9 +37,9 @@ if TYPE_CHECKING:
 
     from .contract import HookRecord, ShimConfig, ShimEntry
 if TYPE_CHECKING or __package__:
-    from .hook import new_record, process_start, read_stdin
+    from .hooklib import new_record, process_start, read_stdin
 else:  # run from the launcher the check writes, with this directory on sys.path
-    from hook import new_record, process_start, read_stdin
+    from hooklib import new_record, process_start, read_stdin
 
 OUTPUT_KEPT = 1 << 20  # bytes of the command's stdout and stderr kept in the record (all are passed on)
 LOGGED_MAX = 64 * 1024  # characters of a shell's command string kept in shells.jsonl

@@ -246,7 +246,7 @@ def shim_launcher(tmp_path: Path, hooks: dict) -> tuple[Path, Path]:
     not bound over the system's shells: the launcher itself is the shell, bash the real one)."""
     bin_ = tmp_path / "bin"
     bin_.mkdir()
-    for name in ("shim.py", "hook.py"):
+    for name in ("shim.py", "hook.py", "hooklib.py"):
         shutil.copy(SHIM.parent / name, bin_ / name)
     records = tmp_path / "records"
     records.mkdir()

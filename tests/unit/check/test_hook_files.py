@@ -122,7 +122,7 @@ def launcher(tmp_path: Path, hooks: dict, scripts: dict) -> tuple[Path, Path]:
     bin_, records = tmp_path / "bin", tmp_path / "records"
     bin_.mkdir()
     records.mkdir()
-    for name in ("shim.py", "hook.py"):
+    for name in ("shim.py", "hook.py", "hooklib.py"):
         shutil.copy(SHIM.parent / name, bin_ / name)
     bash = os.path.realpath(shutil.which("bash") or "/bin/bash")
     config = {"records": str(records), "log": str(records / "shells.jsonl"), "real": {bash: bash}}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import probes.runner.hook as hook_module
+import probes.runner.hooklib as hook_module
+from probes.pipeline.spare import copy_runner_files
 from probes.runner.contract import HookRecord
 from probes.runner.runner import alive
 
@@ -41,7 +41,7 @@ def hook(tmp_path):
         records = tmp_path / "records"
         hook_dir.mkdir(exist_ok=True)
         records.mkdir(exist_ok=True)
-        shutil.copy(hook_module.__file__, hook_dir / "hook.py")
+        copy_runner_files(hook_dir, ("hook.py", "hooklib.py"), Path(hook_module.__file__).parent)  # as a run has them
         (hook_dir / "hook.json").write_text(
             json.dumps({"records": str(records), "hooks": {KEY: {"event": "preToolUse", "behavior": behavior}}})
         )
@@ -261,7 +261,22 @@ def test_its_json_refuses_what_json_refuses(text):
 def test_it_imports_neither_json_nor_signal_nor_enum(tmp_path):
     """What makes its start slow (re and enum, 10 ms) stays out: benchmarks/hook_cost.py."""
     here = str(Path(hook_module.__file__).parent)
-    code = f"import sys; sys.path.insert(0, {here!r}); import hook; print(*sys.modules, sep=chr(10))"
+    code = f"import sys; sys.path.insert(0, {here!r}); import hooklib; print(*sys.modules, sep=chr(10))"
     out = subprocess.run([sys.executable, "-S", "-E", "-s", "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(out.split())
     assert not loaded & {"json", "signal", "enum", "re", "typing", "subprocess"}, loaded & {"json", "signal", "enum", "re"}
+
+
+def test_a_run_s_hook_reads_its_body_s_bytecode_and_compiles_nothing(tmp_path):
+    """hook.py imports hooklib.py, whose bytecode the run's files carry (__pycache__, unchecked):
+    a call reads it and writes none (benchmarks/hook_cost.py: 2 ms of a call's 10)."""
+    copy_runner_files(tmp_path, ("hook.py", "hooklib.py"), Path(hook_module.__file__).parent)
+    cached = sorted(p.name for p in (tmp_path / "__pycache__").iterdir())
+    assert cached == [f"hooklib.{sys.implementation.cache_tag}.pyc"]
+    (tmp_path / "hook.json").write_text(json.dumps({"records": str(tmp_path), "hooks": {}}))
+    before = (tmp_path / "__pycache__" / cached[0]).read_bytes()
+    argv = [sys.executable, "-S", "-E", "-s", "-v", str(tmp_path / "hook.py"), KEY]
+    proc = subprocess.run(argv, input=b"{}", capture_output=True, check=True)
+    assert f"matches {tmp_path / 'hooklib.py'}" in proc.stderr.decode(), proc.stderr.decode()[-2000:]
+    assert (tmp_path / "__pycache__" / cached[0]).read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "__pycache__").iterdir()) == cached
