@@ -20,7 +20,8 @@ def cache(tmp_path, monkeypatch):
 
 
 def fake_npm(fail: bool):
-    def npm_install(package, version, staging, env=None):
+    def npm_install(package, version, staging, npm_cache, env=None):
+        (npm_cache / "_cacache").mkdir(parents=True)  # what npm keeps: this install's alone
         binary = AGENTS["claude"].binary_path(staging)
         binary.parent.mkdir(parents=True)
         binary.write_text("#!/bin/sh\n")  # half an install: the binary is there already
@@ -41,10 +42,13 @@ def test_failed_install_leaves_no_usable_prefix(cache, monkeypatch):
 def test_stale_partial_from_a_killed_install_is_cleared(cache, monkeypatch):
     stale = cache / "cli" / "claude" / ".9.9.9.partial-99999"
     stale.mkdir(parents=True)
+    (cache / "cli" / "claude" / ".9.9.9.npm-cache-99999").mkdir()
     monkeypatch.setattr(install, "_npm_install", fake_npm(fail=False))
     prefix = install.install(AGENTS["claude"], "9.9.9")
     assert prefixes.installed(AGENTS["claude"], "9.9.9") and prefix.name == "9.9.9"
     assert not stale.exists()
+    # npm's cache was this install's alone (not ~/.npm, which grew without bound): gone with it
+    assert not [p for p in (cache / "cli" / "claude").iterdir() if p.name.startswith(".")]
     assert prefixes.installed_versions(AGENTS["claude"]) == ["9.9.9"]
 
 
@@ -80,8 +84,8 @@ def npm_leaving_out_natives(present: bool):
     """npm as it behaves with a full disk: the optional package holding the platform's binary
     skipped, success reported, the wrapper's placeholder left as the binary (Claude Code 2.1.200)."""
 
-    def npm_install(package, version, staging, env=None):
-        fake_npm(fail=False)(package, version, staging, env)
+    def npm_install(package, version, staging, npm_cache, env=None):
+        fake_npm(fail=False)(package, version, staging, npm_cache, env)
         root = staging / "node_modules" / package
         root.mkdir(parents=True)
         platforms = ("darwin-arm64", "linux-x64", "linux-arm64", "linux-x64-musl", "win32-x64")
