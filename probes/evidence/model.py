@@ -33,7 +33,7 @@ SCHEMA_VERSION = 3
 # resolved, so the Python types are the values' own.
 REF_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "description": "the value, stored once in _blobs/<hex>.txt beside the record (store.py)",
+    "description": "the value, stored once in its agent's _blobs/<hex>.txt (older: beside the record; store.py)",
     "properties": {"ref": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"}},
     "required": ["ref"],
     "additionalProperties": False,
