@@ -67,7 +67,7 @@ def start(backend: Backend, files: Sequence[str], source: Path) -> Started:
 def copy_runner_files(bin_dir: Path, files: Sequence[str], source: Path) -> None:
     """`files` copied from `source` into a run's `bin_dir`, and, with the instrumented hook's body
     (hooklib.py), its bytecode where its interpreter looks first (__pycache__): each hook call
-    then reads it instead of compiling 280 lines (2 ms of a call's 10 over a no-op hook,
+    then reads it instead of compiling the body (2 ms of a call's 10 over a no-op hook,
     benchmarks/hook_cost.py). Unchecked (no source timestamp to match the copy's); an
     interpreter of another cache tag (a container's) ignores it and compiles, as before."""
     for name in files:
