@@ -115,3 +115,8 @@ def discard_unknown(path: Path) -> None:
     path.unlink(missing_ok=True)
     if not any(folder.glob("*.json")):
         shutil.rmtree(folder, ignore_errors=True)  # its _blobs: rmtree never follows a link
+
+
+def both(results: Path, agent: str) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """What the agent's file holds: (releases, recipe -> its own releases); ({}, {}) without one."""
+    return _load(results, agent)

@@ -185,11 +185,14 @@ def check(
     core: bool = False,
     lo: str | None = None,
     hi: str | None = None,
+    snapshots: Mapping[str, list[str]] | None = None,
 ) -> list[AgentCoverage]:
-    """Each agent's coverage over its window (narrowed to lo..hi when given), offline."""
+    """Each agent's coverage over its window (narrowed to lo..hi when given), offline; with
+    `snapshots`, an agent's releases as given (the nightly's plan: the registry now) instead of
+    its committed snapshot."""
     out = []
     for agent in agents:
-        snapshot = timeline.read_snapshot(results, agent)
+        snapshot = (snapshots or {}).get(agent) or timeline.read_snapshot(results, agent)
         if snapshot is None:
             raise InputError(
                 f"no registry snapshot results/{agent}/versions.json: `probe versions {agent}` shows the releases, "

@@ -66,11 +66,22 @@ def releases_between(agent: str, before: str, after: str, results: Path, prerele
 
 
 def narrow(
-    agent: str, before: str, after: str, recipes: list[str], results: Path, jobs: int = 1, prereleases: bool = False
+    agent: str,
+    before: str,
+    after: str,
+    recipes: list[str],
+    results: Path,
+    jobs: int = 1,
+    prereleases: bool = False,
+    releases: list[str] | None = None,
 ) -> list[Narrowed]:
     """Bisect each of `recipes` (whose outcome differs between `before` and `after`, both in
-    the evidence) over the releases between them (none: the change is the later one's)."""
-    inner = releases_between(agent, before, after, results, prereleases)
+    the evidence) over the releases between them (none: the change is the later one's); the
+    registry is asked for them unless `releases` says them (the nightly's plan)."""
+    if releases is None:
+        inner = releases_between(agent, before, after, results, prereleases)
+    else:
+        inner = timeline.between(before, after, timeline.candidates_of(releases, prereleases))
     if not inner:  # the compared versions are adjacent releases: nothing to bisect
         return [Narrowed(r, (before, after), "boundary", before, after, True) for r in recipes]
     found = []

@@ -24,7 +24,6 @@ compact record keeps (label, observations, counts).
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import json
 import re
@@ -38,94 +37,28 @@ import pytest
 from probes.agents import AGENTS
 from probes.catalog.recipes import Recipe, load_all
 from probes.catalog.setup import default
+from probes.evidence import findings
 from probes.evidence.load import load
 from probes.evidence.model import Evidence, load_evidence
 from probes.evidence.reclassify import with_setup
-from probes.versions.spec import semver_key
 from tests.helpers import ROOT
 
 RESULTS = ROOT / "results"
 FINDINGS = RESULTS / "FINDINGS.md"
 
-CHECK = re.compile(r"<!--\s*check:\s*(.*?)\s*-->", re.S)
-ASSERTION = re.compile(r"^(?P<path>\S+)\s+(?P<op>==|in|contains)\s+(?P<value>.+)$")
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)*")
+CHECK = findings.CHECK
 
 
 def sections() -> list[tuple[str, str, list[str]]]:
-    """(title, prose without comments, check bodies) for each finding."""
-    out = []
-    for block in re.split(r"^### ", FINDINGS.read_text(encoding="utf-8"), flags=re.M)[1:]:
-        title, _, body = block.partition("\n")
-        out.append((title.strip(), CHECK.sub("", body), CHECK.findall(body)))
-    return out
-
-
-def parse_value(text: str) -> Any:
-    text = text.strip()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text  # a bare label such as fail-open
-
-
-def lookup(record: dict[str, Any], path: str) -> Any:
-    value: Any = record
-    if path == "*":
-        return value
-    for part in path.split("."):
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
-
-
-def assertions(body: str) -> tuple[str, str, list[tuple[str, str, str]]]:
-    head, *rest = [p.strip() for p in body.split(";")]
-    target, recipe = head.split()
-    assert rest, f"check {body!r} asserts nothing"
-    parsed = []
-    for a in rest:
-        m = ASSERTION.match(a)
-        assert m, f"unparsable assertion {a!r} in check {body!r}"
-        parsed.append((m["path"], m["op"], m["value"]))
-    return target, recipe, parsed
+    return findings.sections(RESULTS)
 
 
 def named(target: str, recipe: str) -> list[tuple[str, str, str]]:
-    """(agent, version, record stem) of each record a check names: one, or a range's."""
-    agent, version = target.split("@")
-    first, dots, last = version.partition("..")
-    if not dots and not any(c in recipe for c in "*?["):
-        return [(agent, version, recipe)]
-    glob, _, setup = recipe.partition("@")
-    low, high = semver_key(first), semver_key(last or first)
-    out = []
-    for path in sorted((RESULTS / agent).glob("*/*.json")):
-        v = path.parent.name
-        name, _, key = path.stem.partition("@")
-        if v[0].isdigit() and low <= semver_key(v) <= high and key == setup and globbed(name, glob):
-            out.append((agent, v, path.stem))
-    return out
+    return findings.named(RESULTS, target, recipe)
 
 
-def globbed(name: str, globs: str) -> bool:
-    """`a*,b*,!*-interactive*`: a recipe matching one glob and none of the `!` ones."""
-    parts = globs.split(",")
-    take = [g for g in parts if not g.startswith("!")]
-    drop = [g[1:] for g in parts if g.startswith("!")]
-    return any(fnmatch.fnmatchcase(name, g) for g in take) and not any(fnmatch.fnmatchcase(name, g) for g in drop)
-
-
-def holds(record: dict[str, Any], path: str, op: str, raw: str) -> bool:
-    value = lookup(record, path)
-    if op == "==":
-        return bool(value == parse_value(raw))
-    if op == "in":
-        low, high = json.loads(raw)
-        return isinstance(value, (int, float)) and low <= value <= high
-    text = parse_value(raw)
-    if isinstance(value, list) and text in value:
-        return True
-    return str(text) in (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+assertions, holds, lookup = findings.assertions, findings.holds, findings.lookup
 
 
 def figure(text: str) -> str:
