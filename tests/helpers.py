@@ -444,7 +444,8 @@ def workflow_probe_commands() -> list[list[str]]:
         for step in job["steps"]:
             script = step.get("run", "").replace("\\\n", " ")
             for line in script.splitlines():
-                line = re.sub(r"\$\{\{[^}]*\}\}", "1/2", line.strip())
+                line = line.strip().replace('"${args[@]}" ', "")
+                line = re.sub(r"\$\{\{[^}]*\}\}", "1/2", line)
                 line = re.sub(r"\$\{?(\w+)\}?", "1", line)
                 if line.startswith("probe "):
                     commands.append(shlex.split(line.split(">")[0].split("||")[0]))

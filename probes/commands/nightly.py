@@ -173,9 +173,11 @@ def tables(results: Path) -> None:
 # ---------------------------------------------------------------- local
 
 
-def child(argv: list[str]) -> int:
-    """`probe ARGV` as its own process, ended with this one (a signal here ends it too)."""
-    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", *argv], stdout=sys.stderr)
+def child(argv: list[str], last: bool = False) -> int:
+    """`probe ARGV` as its own process, ended with this one (a signal here ends it too); its
+    output goes to stderr as progress, the `last` step's to stdout as the night's answer."""
+    sys.stdout.flush()
+    proc = subprocess.Popen([sys.executable, "-m", "probes.cli", *argv], stdout=None if last else sys.stderr)
     try:
         return proc.wait()
     finally:
@@ -231,4 +233,4 @@ def do_local(args: argparse.Namespace) -> int:
     merge = ["nightly", "merge", "--plan", str(plan_file), "--results", str(results), "--report", str(report_path(args))]
     merge += (["--link-base", args.link_base] if args.link_base else []) + ([] if args.tables else ["--no-tables"])
     merge += [str(p) for p in sorted((work / "shards").glob("shard-*"))] if (work / "shards").is_dir() else []
-    return child(merge)
+    return child(merge, last=True)

@@ -36,10 +36,3 @@ def test_payload_events_are_augments_own(run_probe):
     assert events[:5] == ["SessionStart", "PromptSubmit", "PreToolUse", "PostToolUse", "Stop"]
     pre = next(i for i in ev["invocations"] if i["event"] == "PreToolUse")
     assert pre["payload"]["tool_name"] == "launch-process" and pre["payload"]["workspace_roots"]  # not session_id, cwd
-
-
-def test_the_nightly_plan_bumps_auggie():
-    from tests.helpers import workflow_probe_commands
-
-    bumps = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
-    assert any("auggie" in c[c.index("--agent") :] for c in bumps)

@@ -39,10 +39,3 @@ def test_a_hook_exiting_3_ends_the_exec_session(run_probe):
     ev = run_probe(DROID, "exit3-pretool")
     assert ev["outcome"] == "fail-closed" and ev["model_request_count"] == 1
     assert ev["cli"]["exit_code"] == 0 and ev["observations"]["hook_exit"] == "exit 3"
-
-
-def test_the_nightly_plan_bumps_droid():
-    from tests.helpers import workflow_probe_commands
-
-    bumps = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
-    assert any("droid" in c[c.index("--agent") :] for c in bumps)

@@ -34,13 +34,6 @@ def test_payload_names_the_tool_and_its_arguments_as_an_object(run_probe):
     assert all(i["env"].get("GEMINI_API_KEY") == "<redacted>" for i in ev["invocations"])
 
 
-def test_the_nightly_plan_bumps_gemini():
-    from tests.helpers import workflow_probe_commands
-
-    bumps = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
-    assert any("gemini" in c[c.index("--agent") :] for c in bumps)
-
-
 def test_a_node_nobody_serves_is_named_at_install(real_tools, tmp_path):
     """A package asking for a Node.js newer than the host's gets one from npm (versions/node.py;
     Gemini CLI on Debian bookworm's Node 18, the docker base image's); one that npm does not

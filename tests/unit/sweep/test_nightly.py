@@ -14,7 +14,7 @@ from probes.errors import InputError
 from probes.evidence import merge
 from probes.sweep import matrix
 from probes.versions.spec import Published, marked
-from tests.helpers import probe_cmd, shard_tree, workflow_probe_commands
+from tests.helpers import WORKFLOW, probe_cmd, shard_tree, workflow_probe_commands
 
 
 def catalog(versions=("1.0.71", "1.0.80", "1.0.92")) -> list[matrix.Cell]:
@@ -118,16 +118,35 @@ def test_bump_without_evidence_or_from_is_one_line(tmp_path):
 
 def test_workflow_uses_only_probe_commands_that_exist():
     commands = workflow_probe_commands()
-    assert {c[1] for c in commands} == {"bump", "atlas", "merge", "compact", "table"}
+    assert {c[1] for c in commands} == {"nightly"}
+    assert {c[2] for c in commands} == {"plan", "shard", "merge"}
     for argv in commands:
         parser().parse_args(argv[1:])  # an unknown command or flag raises
 
 
-def test_every_agent_the_nightly_plans_has_an_atlas_window():
-    """The probe job runs `probe atlas --agent A` for every agent of the plan: one without a
-    window (probes/catalog/windows.yaml) would fail the job with exit 2."""
-    from probes.catalog import windows
+def test_the_workflow_plans_every_agent_by_default():
+    """The plan step passes --agent only when the `agents` input names some: by default all 12."""
+    import yaml
 
-    (plan,) = [c for c in workflow_probe_commands() if c[1] == "bump" and "--dry-run" in c]
-    planned = {plan[i + 1] for i, word in enumerate(plan) if word == "--agent"}
-    assert planned and planned <= set(windows.load())
+    from probes.agents import AGENTS
+    from probes.commands.nightly import agents_of
+
+    doc = yaml.safe_load(WORKFLOW.read_text())
+    assert doc["env"]["AGENTS"] == "${{ inputs.agents || 'all' }}"
+    (plan,) = [c for c in workflow_probe_commands() if c[2] == "plan"]
+    assert "--agent" not in plan
+    assert agents_of(parser().parse_args(plan[1:])) == sorted(AGENTS) and len(AGENTS) == 12
+
+
+def test_the_workflow_uploads_the_shard_directory_and_merges_what_it_downloads():
+    import yaml
+
+    jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
+    (shard,) = [c for c in workflow_probe_commands() if c[2] == "shard"]
+    out = shard[shard.index("--out") + 1]
+    (upload,) = [s for s in jobs["probe"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert upload["with"] == {"name": "${{ matrix.name }}", "path": out}  # the whole directory, every blob in it
+    (down,) = [s for s in jobs["merge"]["steps"] if s.get("with", {}).get("pattern")]
+    assert down["with"]["pattern"] == "shard-*" and down["with"]["path"] == "shards"
+    (report,) = [s for s in jobs["merge"]["steps"] if s.get("id") == "report"]
+    assert "shards/*" in report["run"] and "shopt -s nullglob" in report["run"]
