@@ -28,6 +28,7 @@ class Landed:
     written: int = 0  # records new or changed in results/
     identical: int = 0
     pending: dict[str, list[PlannedCell]] = field(default_factory=dict)  # agent -> cells still missing
+    delivered: set[tuple[str, str, str]] = field(default_factory=set)  # (agent, version, stem) of each record landed
     before: list[findings.Truth] = field(default_factory=list)
     after: list[findings.Truth] = field(default_factory=list)
 
@@ -59,6 +60,7 @@ def land(night: NightPlan, artifacts: list[Path], results: Path, compact: bool =
             tree = art / "results"
             if tree.is_dir():
                 written, same = merge([tree], results)
+                done.delivered |= {(p.parts[-3], p.parts[-2], p.stem) for p in tree.glob("*/*/*.json")}
                 done.written, done.identical = done.written + written, done.identical + same
                 lost = unrunnable.both(tree, rep.agent)
                 if lost[0]:

@@ -8,6 +8,7 @@ and the night's cost."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,9 +39,10 @@ def cell_text(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def changes_of(a: AgentPlan, cells: Sequence[Cell]) -> list[Change]:
+def changes_of(a: AgentPlan, cells: Sequence[Cell], delivered: AbstractSet[tuple[str, str, str]] = frozenset()) -> list[Change]:
     """Each record of a new release whose label differs from the newest earlier record of its
-    recipe and setup, with its boundary."""
+    recipe and setup that was there before the night (not one of `delivered`: a bisection's
+    records lie between), with the boundary as the merged timeline has it."""
     by: dict[str, dict[str, Cell]] = {}
     for c in cells:
         if c.record.executed_version == c.version:
@@ -53,10 +55,16 @@ def changes_of(a: AgentPlan, cells: Sequence[Cell]) -> list[Change]:
         for v in a.versions:
             if v not in points:
                 continue
-            earlier = sorted((u for u in points if semver_key(u) < semver_key(v)), key=semver_key)
+            earlier = sorted(
+                (u for u in points if semver_key(u) < semver_key(v) and (a.agent, u, name) not in delivered), key=semver_key
+            )
             if not earlier or points[earlier[-1]] == points[v]:
                 continue
-            b = next((b for b in bounds if semver_key(b.before) < semver_key(v) <= semver_key(b.after)), None)
+            low = earlier[-1]  # the change lies after it: the last boundary up to v
+            b = next(
+                (b for b in reversed(bounds) if semver_key(low) <= semver_key(b.before) and semver_key(b.after) <= semver_key(v)),
+                None,
+            )
             where = "-"
             if b is not None:
                 between = timeline.between(b.before, b.after, known or [])
@@ -94,7 +102,7 @@ def agent_section(landed: Landed, a: AgentPlan, results: Path, link_base: str) -
     if not a.versions and not a.cells and not a.atlas:
         return [f"## {a.agent}", "", f"Nothing new after {a.start}.", ""], 0
     cells = load(results, a.agent) if (results / a.agent).is_dir() else []
-    changes = changes_of(a, cells)
+    changes = changes_of(a, cells, landed.delivered)
     title = f"{', '.join(a.versions)} after {a.start}" if a.versions else f"no new release after {a.start}"
     lines = [f"## {a.agent}: {title}", ""]
     reps = [r for (agent, _), r in landed.shards.items() if agent == a.agent]

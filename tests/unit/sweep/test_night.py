@@ -162,3 +162,27 @@ def test_a_findings_check_that_stops_holding_is_a_change():
     now = [findings.Truth("t", "claude@1 x; outcome == a", True), findings.Truth("t", "claude@2 x; outcome == a", False, "why")]
     assert findings.changed(was, now) == [(was[1], now[1])]
     assert findings.changed(was, was) == []
+
+
+def test_a_change_is_against_the_record_before_the_night_at_the_boundary_a_bisection_found(tmp_path):
+    """Claude Code's ask-pretool: allowed on 2.1.84, denied from 2.1.85 (FINDINGS). With 2.1.87
+    new and 2.1.85 probed by the night's bisection, the change is said against 2.1.84, at 2.1.85."""
+    from probes.evidence.load import load
+    from probes.sweep.night_report import changes_of
+
+    tree = shard_tree(tmp_path, "r", *[f"claude/{v}/ask-pretool" for v in ("2.1.84", "2.1.85", "2.1.87")])
+    a = nightly.AgentPlan(
+        agent="claude",
+        start="2.1.84",
+        baseline="2.1.84",
+        snapshot=["2.1.84", "2.1.85", "2.1.86", "2.1.87"],
+        versions=["2.1.87"],
+        cells=[],
+        groups={"ask-pretool": ["ask-pretool"]},
+        shards=[],
+    )
+    night = {("claude", v, "ask-pretool") for v in ("2.1.85", "2.1.87")}
+    (change,) = changes_of(a, load(tree, "claude"), night)
+    assert (change.before.version, change.before.label, change.after.label) == ("2.1.84", "allowed", "denied")
+    assert change.boundary == "2.1.85 (exact: the release after 2.1.84)"
+    assert changes_of(a, load(tree, "claude")) == []  # against 2.1.85 nothing changed
