@@ -22,7 +22,8 @@ from probes.sweep.night_merge import Landed
 from probes.sweep.nightly import AgentPlan
 from probes.versions.spec import semver_key
 
-CITES_MAX_CHARS = 50_000  # a pull request's body holds 65,536: the unchanged records' blocks only while they fit
+CITES_MAX_CHARS = 25_000  # the unchanged records' cite blocks, while they fit
+BODY_MAX_CHARS = 60_000  # a pull request's body holds 65,536 characters
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def setup_of(cell: Cell) -> str:
     return cell.setup_key or "default"
 
 
-def agent_section(landed: Landed, a: AgentPlan, results: Path, link_base: str) -> tuple[list[str], int]:
+def agent_section(landed: Landed, a: AgentPlan, results: Path, link_base: str, cites: bool = True) -> tuple[list[str], int]:
     """The agent's part of the report, and its verdict changes."""
     if not a.versions and not a.cells and not a.atlas:
         return [f"## {a.agent}", "", f"Nothing new after {a.start}.", ""], 0
@@ -136,12 +137,14 @@ def agent_section(landed: Landed, a: AgentPlan, results: Path, link_base: str) -
                 lines += [f"#### `{c.stem}` on {a.agent} {v}", "", cite(c.after, results), ""]
         else:
             lines += ["No verdict changed.", ""]
-        lines += every_record(a, v, [c for c in cells if c.version == v], {c.stem for c in mine}, results)
+        lines += every_record(a, v, [c for c in cells if c.version == v], {c.stem for c in mine}, results, cites)
         before = v
     return lines, len(changes)
 
 
-def every_record(a: AgentPlan, version: str, cells: Sequence[Cell], changed: set[str], results: Path) -> list[str]:
+def every_record(
+    a: AgentPlan, version: str, cells: Sequence[Cell], changed: set[str], results: Path, cites: bool = True
+) -> list[str]:
     """Each record of the release: label, setup and digest; their cite blocks while they fit."""
     if not cells:
         return ["No record of this release."]
@@ -162,7 +165,7 @@ def every_record(a: AgentPlan, version: str, cells: Sequence[Cell], changed: set
     ]
     blocks: list[str] = []
     size = 0
-    for c in sorted(cells, key=lambda c: c.recipe):
+    for c in sorted(cells, key=lambda c: c.recipe) if cites else []:
         if c.recipe in changed:
             continue
         block = cite(c, results)
@@ -234,14 +237,18 @@ def cost_lines(landed: Landed) -> list[str]:
     ]
 
 
-def report(landed: Landed, results: Path, link_base: str = "") -> tuple[str, int]:
-    """The Markdown report and the count of verdicts changed."""
+def report(landed: Landed, results: Path, link_base: str = "", cites: bool = True) -> tuple[str, int]:
+    """The Markdown report and the count of verdicts changed; without the unchanged records'
+    cite blocks when with them it would not fit a pull request's body."""
     body, changed = [], 0
     for a in landed.night.agents:
-        part, n = agent_section(landed, a, results, link_base)
+        part, n = agent_section(landed, a, results, link_base, cites)
         body += part
         changed += n
     head = ["# Nightly probe", "", *findings_lines(landed)]
     agents = ", ".join(f"{a.agent} {', '.join(a.versions)}" for a in landed.night.agents if a.versions) or "none"
     head += [f"New releases: {agents}. **{changed} verdict change(s).**", ""]
-    return "\n".join([*head, *body, *not_delivered(landed), *cost_lines(landed)]) + "\n", changed
+    text = "\n".join([*head, *body, *not_delivered(landed), *cost_lines(landed)]) + "\n"
+    if cites and len(text) > BODY_MAX_CHARS:
+        return report(landed, results, link_base, cites=False)
+    return text, changed

@@ -69,7 +69,7 @@ class AgentPlan(Strict):
     shards: list[Shard]
 
     def group_of(self, recipe: str) -> str:
-        return next(lead for lead, members in self.groups.items() if recipe in members)
+        return lead_of(self.groups, recipe)
 
     def shard_named(self, shard: str) -> Shard:
         for s in self.shards:
@@ -279,9 +279,9 @@ def plan_agent(
     pairs = incomplete_pairs(results, agent_name, recipes, names, releases) if atlas else {}
     load = {g: 0.0 for g in groups}
     for c in todo:
-        load[_lead(groups, c.recipe)] += c.cost_s
+        load[lead_of(groups, c.recipe)] += c.cost_s
     for r, probes in pairs.items():
-        load[_lead(groups, r)] += probes * matrix.expected_cost_s(recipes[r], agent_name)
+        load[lead_of(groups, r)] += probes * matrix.expected_cost_s(recipes[r], agent_name)
     busy = {g: v for g, v in load.items() if v > 0}
     n = min(shards, len(busy))
     slices = balance(busy, n) if n else []
@@ -300,7 +300,8 @@ def plan_agent(
     )
 
 
-def _lead(groups: Mapping[str, list[str]], recipe: str) -> str:
+def lead_of(groups: Mapping[str, list[str]], recipe: str) -> str:
+    """The group a recipe belongs to, by its leading recipe."""
     return next(lead for lead, members in groups.items() if recipe in members)
 
 
