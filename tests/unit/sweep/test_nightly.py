@@ -125,17 +125,18 @@ def test_workflow_uses_only_probe_commands_that_exist():
 
 
 def test_the_workflow_plans_every_agent_by_default():
-    """The plan step passes --agent only when the `agents` input names some: by default all 12."""
+    """The scheduled night names all 12 agents; `all` from a person plans every agent too."""
     import yaml
 
     from probes.agents import AGENTS
     from probes.commands.nightly import agents_of
 
     doc = yaml.safe_load(WORKFLOW.read_text())
-    assert doc["env"]["AGENTS"] == "${{ inputs.agents || 'all' }}"
+    default = doc["env"]["AGENTS"].removeprefix("${{ inputs.agents || '").removesuffix("' }}")
+    assert default.split() == sorted(AGENTS) and len(AGENTS) == 12
     (plan,) = [c for c in workflow_probe_commands() if c[2] == "plan"]
-    assert "--agent" not in plan
-    assert agents_of(parser().parse_args(plan[1:])) == sorted(AGENTS) and len(AGENTS) == 12
+    assert "--agent" not in plan  # the step adds one per name
+    assert agents_of(parser().parse_args(plan[1:])) == sorted(AGENTS)
 
 
 def test_the_workflow_uploads_the_shard_directory_and_merges_what_it_downloads():
